@@ -1,0 +1,1 @@
+"""nnlat: query and predict the latency of neural networks on real hardware."""

@@ -1,0 +1,1 @@
+"""Model → Graph IR: loading, normalisation passes, costs, hashing, kernels."""

@@ -1,0 +1,209 @@
+"""The graph IR: the one graph type used outside ``nnlat.graph``.
+
+A :class:`Graph` is a weight-free, shape-inferred, canonicalised operator graph. It is
+built by :func:`nnlat.graph.load` and never mutated afterwards (frozen dataclasses).
+Nodes are stored in topological order; data-flow edges are derived from tensor names.
+
+Shapes use ``None`` for a dimension that could not be inferred and a ``None`` shape for
+an unknown rank, so code that needs static shapes can tell "unknown" from "scalar".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Union
+
+Dim = int | None
+Shape = tuple[Dim, ...] | None
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """Type of one tensor: name, element type and shape.
+
+    Attributes:
+        name: tensor name in the source model (not part of any hash).
+        dtype: numpy-style element type (``"float32"``, ``"int64"``, ...), ``"unknown"``
+            when the model does not say.
+        shape: one entry per dimension, ``None`` for an unknown dimension; ``None`` for an
+            unknown rank.
+        itemsize: bytes per element (0 when unknown).
+    """
+
+    name: str
+    dtype: str
+    shape: Shape
+    itemsize: int = 0
+
+    @property
+    def is_static(self) -> bool:
+        """True when the rank and every dimension are known."""
+        return self.shape is not None and all(d is not None for d in self.shape)
+
+    @property
+    def numel(self) -> int | None:
+        """Number of elements, or None when the shape is not fully known."""
+        if not self.is_static:
+            return None
+        return math.prod(self.shape)  # type: ignore[arg-type]
+
+    @property
+    def nbytes(self) -> int | None:
+        """Size in bytes, or None when the shape or dtype is unknown."""
+        n = self.numel
+        return None if n is None or self.itemsize == 0 else n * self.itemsize
+
+
+@dataclass(frozen=True)
+class TensorValue:
+    """A TENSOR-valued attribute, summarised by type and shape only (weights never matter)."""
+
+    dtype: str
+    shape: tuple[int, ...]
+
+
+AttrValue = Union[int, float, str, bytes, tuple, TensorValue, "Graph"]
+
+
+@dataclass(frozen=True)
+class Node:
+    """One operator application.
+
+    Attributes:
+        name: node name in the source model (not part of any hash).
+        op_type: operator type, e.g. ``"Conv"``.
+        domain: operator domain, ``""`` for the default ONNX domain.
+        attributes: ``(name, value)`` pairs sorted by name, schema defaults filled in.
+            Graph-valued attributes (``If`` branches, ``Loop`` bodies) are :class:`Graph`.
+        inputs: input tensor names; ``""`` marks an omitted optional input.
+        outputs: output tensor names.
+    """
+
+    name: str
+    op_type: str
+    domain: str
+    attributes: tuple[tuple[str, AttrValue], ...]
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+
+    def attr(self, name: str, default: AttrValue | None = None) -> AttrValue | None:
+        """The value of attribute ``name`` or ``default``."""
+        for key, value in self.attributes:
+            if key == name:
+                return value
+        return default
+
+    @property
+    def subgraphs(self) -> tuple[Graph, ...]:
+        """Graph-valued attributes (If/Loop/Scan bodies), in attribute-name order."""
+        return tuple(v for _, v in self.attributes if isinstance(v, Graph))
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A data-flow edge: tensor ``tensor`` flows from node ``src`` to input ``slot`` of ``dst``."""
+
+    src: int
+    dst: int
+    tensor: str
+    slot: int
+
+
+@dataclass(frozen=True, eq=False)
+class Graph:
+    """A weight-free operator graph with inferred shapes.
+
+    Attributes:
+        nodes: operators in topological order.
+        inputs: graph inputs that take data at run time (weights excluded).
+        outputs: graph outputs.
+        weights: constant tensors (initializers) by name: shape and dtype, no values.
+        tensors: every tensor whose type is known, by name (inputs, weights, intermediates).
+        opsets: domain → opset version.
+        onnx_bytes: the normalised weight-free ONNX model (the storage form); empty for
+            sub-graphs.
+
+    Example:
+        >>> from nnlat.testing import tiny_model
+        >>> from nnlat.graph import load
+        >>> g = load(tiny_model())
+        >>> [n.op_type for n in g.nodes]
+        ['Conv', 'Relu']
+    """
+
+    nodes: tuple[Node, ...]
+    inputs: tuple[TensorSpec, ...]
+    outputs: tuple[TensorSpec, ...]
+    weights: Mapping[str, TensorSpec]
+    tensors: Mapping[str, TensorSpec]
+    opsets: Mapping[str, int] = field(default_factory=dict)
+    onnx_bytes: bytes = b""
+
+    @cached_property
+    def producer(self) -> dict[str, int]:
+        """Tensor name → index of the node that produces it."""
+        return {out: i for i, node in enumerate(self.nodes) for out in node.outputs if out}
+
+    @cached_property
+    def edges(self) -> tuple[Edge, ...]:
+        """Node-to-node data-flow edges, in consumer order."""
+        producer = self.producer
+        return tuple(
+            Edge(producer[name], dst, name, slot)
+            for dst, node in enumerate(self.nodes)
+            for slot, name in enumerate(node.inputs)
+            if name in producer
+        )
+
+    @cached_property
+    def _adjacency(self) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+        succ: list[list[int]] = [[] for _ in self.nodes]
+        pred: list[list[int]] = [[] for _ in self.nodes]
+        for e in self.edges:
+            if e.dst not in succ[e.src]:
+                succ[e.src].append(e.dst)
+            if e.src not in pred[e.dst]:
+                pred[e.dst].append(e.src)
+        return tuple(map(tuple, succ)), tuple(map(tuple, pred))
+
+    def successors(self, index: int) -> tuple[int, ...]:
+        """Indices of the nodes that consume an output of node ``index``."""
+        return self._adjacency[0][index]
+
+    def predecessors(self, index: int) -> tuple[int, ...]:
+        """Indices of the nodes whose outputs node ``index`` consumes."""
+        return self._adjacency[1][index]
+
+    @cached_property
+    def consumers(self) -> dict[str, tuple[int, ...]]:
+        """Tensor name → indices of the nodes that read it."""
+        readers: dict[str, list[int]] = {}
+        for i, node in enumerate(self.nodes):
+            for name in node.inputs:
+                if name:
+                    readers.setdefault(name, []).append(i)
+        return {k: tuple(dict.fromkeys(v)) for k, v in readers.items()}
+
+    def spec(self, tensor: str) -> TensorSpec | None:
+        """The type of ``tensor`` if known."""
+        return self.tensors.get(tensor)
+
+    def node_inputs(self, index: int) -> tuple[TensorSpec | None, ...]:
+        """Types of node ``index``'s inputs (None for omitted or unknown ones)."""
+        return tuple(self.tensors.get(n) if n else None for n in self.nodes[index].inputs)
+
+    def node_outputs(self, index: int) -> tuple[TensorSpec | None, ...]:
+        """Types of node ``index``'s outputs (None for unknown ones)."""
+        return tuple(self.tensors.get(n) if n else None for n in self.nodes[index].outputs)
+
+    def walk(self) -> list[tuple[Graph, int]]:
+        """Every (graph, node index), this graph's nodes and those of its sub-graphs."""
+        found: list[tuple[Graph, int]] = []
+        for i, node in enumerate(self.nodes):
+            found.append((self, i))
+            for sub in node.subgraphs:
+                found.extend(sub.walk())
+        return found

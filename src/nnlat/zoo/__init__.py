@@ -1,0 +1,19 @@
+"""Model families and search spaces, written in PyTorch and exported to ONNX.
+
+Each family lives in its own module (``nnlat.zoo.resnet``, ...) and defines ``FAMILY``,
+a :class:`~nnlat.zoo.family.Family`. Families import torch; nothing here does until a
+family is asked for.
+"""
+
+from nnlat.zoo.family import Config, Family, ZooModel
+from nnlat.zoo.registry import FAMILY_MODULES, NNLQP_FAMILIES, families, get_family
+
+__all__ = [
+    "FAMILY_MODULES",
+    "NNLQP_FAMILIES",
+    "Config",
+    "Family",
+    "ZooModel",
+    "families",
+    "get_family",
+]

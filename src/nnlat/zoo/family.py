@@ -1,0 +1,105 @@
+"""What a model family is: a seeded sampler of configurations and a PyTorch builder.
+
+A *configuration* is a plain JSON-able dict (ints, floats, strings, lists). It is the
+whole recipe of a variant: the same configuration always builds the same architecture,
+so a dataset stores configurations and regenerates the ONNX instead of storing it.
+Every configuration carries ``resolution`` (input height = width) unless the family
+fixes its input size.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import onnx
+    import torch
+
+    from nnlat.graph.ir import Graph
+
+Config = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Family:
+    """A model family or search space.
+
+    Attributes:
+        name: registry name, e.g. ``"resnet"``.
+        summary: one line shown by ``nnlat zoo list``.
+        sample: draws a random configuration from a seeded ``random.Random``.
+        build: builds the ``torch.nn.Module`` of a configuration (weights uninitialised
+            values do not matter: only the structure is exported).
+        input_shape: the (batch-1) input shape of a configuration, e.g. ``(1, 3, 224, 224)``.
+        canonical: named configurations that reproduce published architectures,
+            e.g. ``{"resnet18": {...}, "resnet50": {...}}``.
+    """
+
+    name: str
+    summary: str
+    sample: Callable[[random.Random], Config]
+    build: Callable[[Config], torch.nn.Module]
+    input_shape: Callable[[Config], tuple[int, ...]]
+    canonical: Mapping[str, Config] = field(default_factory=dict)
+
+    def model(self, config: Config) -> ZooModel:
+        """Wrap ``config`` as a :class:`ZooModel` of this family."""
+        return ZooModel(self.name, json.dumps(config, sort_keys=True))
+
+
+@dataclass(frozen=True)
+class ZooModel:
+    """One variant: a family name and its configuration (as canonical JSON).
+
+    Example:
+        >>> from nnlat.zoo import get_family
+        >>> m = get_family("resnet").model(get_family("resnet").canonical["resnet18"])
+        >>> m.input_shape
+        (1, 3, 224, 224)
+    """
+
+    family: str
+    config_json: str
+
+    @property
+    def config(self) -> Config:
+        """The configuration as a dict (a fresh copy)."""
+        return json.loads(self.config_json)
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        """``{"family": ..., "config": ...}``: all that is needed to regenerate the model."""
+        return {"family": self.family, "config": self.config}
+
+    @property
+    def input_shape(self) -> tuple[int, ...]:
+        """The batch-1 input shape."""
+        from nnlat.zoo.registry import get_family
+
+        return tuple(get_family(self.family).input_shape(self.config))
+
+    def build(self) -> torch.nn.Module:
+        """The PyTorch module, in eval mode, without initialising weights."""
+        import torch
+
+        from nnlat.zoo.registry import get_family
+
+        with torch.device("meta"):
+            module = get_family(self.family).build(self.config)
+        return module.to_empty(device="cpu").eval()
+
+    def to_onnx(self) -> onnx.ModelProto:
+        """Export to a weight-free ONNX model (opset 17)."""
+        from nnlat.graph.torch_export import export_module
+
+        return export_module(self.build(), [self.input_shape])
+
+    def to_graph(self, batch_size: int | None = None) -> Graph:
+        """Export and load as a normalised :class:`~nnlat.graph.ir.Graph`."""
+        from nnlat.graph.load import load
+
+        return load(self.to_onnx(), batch_size=batch_size)

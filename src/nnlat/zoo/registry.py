@@ -1,0 +1,62 @@
+"""The registry of model families: one module per family, imported on first use."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+
+from nnlat.registry import Registry
+from nnlat.zoo.family import Family
+
+# Module names under nnlat.zoo, one family each; a new family is one file plus one line.
+FAMILY_MODULES = (
+    "resnet",
+    "vgg",
+    "googlenet",
+    "squeezenet",
+    "alexnet",
+    "mobilenetv2",
+    "mobilenetv3",
+    "mnasnet",
+    "efficientnet",
+    "vit",
+    "nasbench201",
+    "fbnet",
+    "randdag",
+)
+
+# The ten families of the NNLQP dataset (the paper's Table 3 rows).
+NNLQP_FAMILIES = (
+    "alexnet",
+    "efficientnet",
+    "googlenet",
+    "mnasnet",
+    "mobilenetv2",
+    "mobilenetv3",
+    "nasbench201",
+    "resnet",
+    "squeezenet",
+    "vgg",
+)
+
+@functools.cache
+def families() -> Registry[Family]:
+    """The registry of all families (imports their modules, and so torch, on first call)."""
+    registry: Registry[Family] = Registry("model family")
+    for module_name in FAMILY_MODULES:
+        module = importlib.import_module(f"nnlat.zoo.{module_name}")
+        registry.register(module.FAMILY.name, module.FAMILY)
+    return registry
+
+
+def get_family(name: str) -> Family:
+    """The family registered as ``name``.
+
+    Raises:
+        UnknownNameError: no such family; the message lists the known ones.
+
+    Example:
+        >>> get_family("resnet").name
+        'resnet'
+    """
+    return families().get(name)
