@@ -80,6 +80,8 @@ class Node:
             Graph-valued attributes (``If`` branches, ``Loop`` bodies) are :class:`Graph`.
         inputs: input tensor names; ``""`` marks an omitted optional input.
         outputs: output tensor names.
+        implicit_inputs: tensors of this graph that the node's sub-graphs read (an ``If``
+            branch reading an outer tensor); they are data-flow edges too.
     """
 
     name: str
@@ -88,6 +90,7 @@ class Node:
     attributes: tuple[tuple[str, AttrValue], ...]
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
+    implicit_inputs: tuple[str, ...] = ()
 
     def attr(self, name: str, default: AttrValue | None = None) -> AttrValue | None:
         """The value of attribute ``name`` or ``default``."""
@@ -149,12 +152,15 @@ class Graph:
 
     @cached_property
     def edges(self) -> tuple[Edge, ...]:
-        """Node-to-node data-flow edges, in consumer order."""
+        """Node-to-node data-flow edges, in consumer order.
+
+        Implicit inputs of sub-graph-holding nodes get slots after the explicit inputs.
+        """
         producer = self.producer
         return tuple(
             Edge(producer[name], dst, name, slot)
             for dst, node in enumerate(self.nodes)
-            for slot, name in enumerate(node.inputs)
+            for slot, name in enumerate(node.inputs + node.implicit_inputs)
             if name in producer
         )
 

@@ -1,0 +1,1 @@
+"""The ``nnlat`` command line: thin typer commands over the library."""

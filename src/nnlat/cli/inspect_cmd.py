@@ -1,0 +1,70 @@
+"""``nnlat inspect``: structure, cost and hash of a model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from nnlat.cli.output import parse_input_shapes, print_json, stdout, user_errors
+from nnlat.graph.onnx_io import DEFAULT_MAX_MODEL_BYTES
+from nnlat.graph.summary import ModelSummary, summarize
+from nnlat.graph.load import load
+
+InputShapeOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--input-shape",
+        "-i",
+        help="Fix an input's shape: NAME=1x3x224x224 (repeatable).",
+    ),
+]
+
+
+def inspect_command(
+    model: Annotated[Path, typer.Argument(help="An ONNX file.")],
+    input_shape: InputShapeOption = None,
+    batch_size: Annotated[
+        int | None, typer.Option("--batch-size", "-b", help="Batch size (dim 0 of each input).")
+    ] = None,
+    max_model_bytes: Annotated[
+        int,
+        typer.Option(envvar="NNLAT_MAX_MODEL_BYTES", help="Refuse larger model files."),
+    ] = DEFAULT_MAX_MODEL_BYTES,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Show a model's op histogram, FLOPs, params, bytes, graph hash and kernels."""
+    shapes = parse_input_shapes(input_shape)
+    with user_errors():
+        graph = load(model, input_shapes=shapes, batch_size=batch_size, max_model_bytes=max_model_bytes)
+        summary = summarize(graph)
+    if as_json:
+        print_json(summary.to_dict())
+    else:
+        _print_summary(model.name, summary)
+
+
+def _print_summary(title: str, s: ModelSummary) -> None:
+    head = Table.grid(padding=(0, 2))
+    head.add_row("graph hash", f"[bold]{s.graph_hash}[/] (scheme {s.hash_scheme})")
+    for spec in s.inputs:
+        shape = "?" if spec.shape is None else "x".join(str(d) for d in spec.shape)
+        head.add_row(f"input {spec.name}", f"{spec.dtype} {shape}")
+    head.add_row("FLOPs", f"{s.flops / 1e9:,.3f} G  ({s.macs / 1e9:,.3f} G MACs)")
+    head.add_row("params", f"{s.params / 1e6:,.3f} M")
+    head.add_row("bytes moved", f"{s.bytes / 1e6:,.1f} MB")
+    head.add_row("nodes / kernels", f"{s.nodes} / {s.kernels}")
+    if s.unknown_ops:
+        unknown = ", ".join(f"{op}×{n}" for op, n in s.unknown_ops.items())
+        head.add_row("[yellow]unknown ops[/]", f"[yellow]{unknown} (counted as 0 FLOPs)[/]")
+    if s.uncosted_ops:
+        missing = ", ".join(f"{op}×{n}" for op, n in s.uncosted_ops.items())
+        head.add_row("[yellow]no shapes[/]", f"[yellow]{missing} (not costed)[/]")
+    stdout.print(f"[bold]{title}[/]")
+    stdout.print(head)
+    ops = Table("op", "count", title="operators", title_justify="left")
+    for op, n in s.op_counts.items():
+        ops.add_row(op, str(n))
+    stdout.print(ops)

@@ -1,0 +1,72 @@
+"""How commands talk to the user: JSON on stdout, messages on stderr, clean errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from nnlat.errors import NnlatError, NnlatWarning
+
+stdout = Console()
+stderr = Console(stderr=True)
+
+
+def print_json(payload: Any) -> None:
+    """Print one JSON object on stdout (nothing else is printed to stdout with --json)."""
+    sys.stdout.write(json.dumps(payload, indent=2, default=_jsonable) + "\n")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, set | frozenset | tuple):
+        return list(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn NnlatError into a one-line message and exit code 2; show nnlat warnings."""
+
+    def show(message: Warning | str, category: type[Warning], *args: Any, **kw: Any) -> None:
+        if issubclass(category, NnlatWarning):
+            stderr.print(f"[yellow]warning:[/] {message}", highlight=False)
+
+    previous: Callable[..., None] = warnings.showwarning
+    warnings.showwarning = show
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", NnlatWarning)
+            warnings.showwarning = show
+            yield
+    except NnlatError as exc:
+        stderr.print(f"[red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    finally:
+        warnings.showwarning = previous
+
+
+def parse_input_shapes(values: list[str] | None) -> dict[str, tuple[int, ...]]:
+    """Parse ``NAME=1x3x224x224`` options into a dict.
+
+    Raises:
+        typer.BadParameter: a value is not NAME=DIMS with positive integer dims.
+    """
+    shapes: dict[str, tuple[int, ...]] = {}
+    for value in values or []:
+        name, sep, dims = value.rpartition("=")
+        try:
+            shape = tuple(int(d) for d in dims.lower().split("x"))
+        except ValueError:
+            shape = ()
+        if not sep or not name or not shape:
+            raise typer.BadParameter(
+                f"{value!r} is not NAME=DIMS (e.g. input=1x3x224x224)", param_hint="--input-shape"
+            )
+        shapes[name] = shape
+    return shapes

@@ -1,0 +1,98 @@
+"""``nnlat zoo``: list model families and export seeded variants as ONNX files."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+from rich.table import Table
+
+from nnlat.cli.output import print_json, stderr, stdout, user_errors
+from nnlat.graph.onnx_io import serialize
+
+app = typer.Typer(help="Model families and search spaces.", no_args_is_help=True)
+
+
+@app.command("list")
+def list_command(
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """List the model families and their canonical (published) configurations."""
+    from nnlat.zoo import NNLQP_FAMILIES, families
+
+    registry = families()
+    rows = [
+        {
+            "name": name,
+            "summary": registry.get(name).summary,
+            "canonical": sorted(registry.get(name).canonical),
+            "nnlqp": name in NNLQP_FAMILIES,
+        }
+        for name in registry.names()
+    ]
+    if as_json:
+        print_json({"families": rows})
+        return
+    table = Table("family", "canonical configs", "summary")
+    for row in rows:
+        table.add_row(row["name"], ", ".join(row["canonical"]), row["summary"])
+    stdout.print(table)
+
+
+@app.command("export")
+def export_command(
+    family: Annotated[str, typer.Option("--family", "-f", help="Family name (see zoo list).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")],
+    count: Annotated[int, typer.Option("--count", "-n", min=1, help="Distinct variants.")] = 10,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Sampler seed.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Export COUNT structurally distinct variants of a family as weight-free ONNX files.
+
+    Writes FAMILY_NNNNN_HASH.onnx files and a manifest.jsonl with each variant's recipe
+    (family + configuration), hash and file name.
+    """
+    from nnlat.zoo import get_family
+    from nnlat.zoo.generate import generate_variants
+
+    with user_errors():
+        get_family(family)  # fail on an unknown family before creating anything
+        out.mkdir(parents=True, exist_ok=True)
+        records = []
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=stderr,
+            transient=as_json,
+        ) as progress:
+            task = progress.add_task(f"exporting {family}", total=count)
+            for index, variant in enumerate(generate_variants(family, count, seed)):
+                name = f"{family}_{index:05d}_{variant.graph_hash}.onnx"
+                _write_atomically(out / name, serialize(_storage_model(variant.graph)))
+                records.append({"file": name, "graph_hash": variant.graph_hash, **variant.model.spec})
+                progress.advance(task)
+        manifest = out / "manifest.jsonl"
+        _write_atomically(manifest, "".join(json.dumps(r) + "\n" for r in records).encode())
+    if as_json:
+        print_json({"family": family, "count": len(records), "out": str(out), "models": records})
+    else:
+        stdout.print(f"wrote {len(records)} {family} models and {manifest}")
+
+
+def _storage_model(graph):  # type: ignore[no-untyped-def]
+    import onnx
+
+    return onnx.load_from_string(graph.onnx_bytes)
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write to a temporary sibling then rename, so no half-written file is ever seen."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)

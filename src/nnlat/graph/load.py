@@ -1,0 +1,102 @@
+"""``load(source) → Graph``: the single entry point from any model source to the IR."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import onnx
+
+from nnlat.graph.ir import Graph
+from nnlat.graph.normalize import NormalizeOptions, normalize
+from nnlat.graph.onnx_io import DEFAULT_MAX_MODEL_BYTES, model_to_ir, read_model
+
+if TYPE_CHECKING:
+    import torch
+
+ModelSource = str | Path | bytes | onnx.ModelProto | Graph
+"""What ``load`` accepts (a ``torch.nn.Module`` too, with ``example_shapes``)."""
+
+
+def load(
+    source: ModelSource | torch.nn.Module,
+    *,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    batch_size: int | None = None,
+    example_shapes: Sequence[Sequence[int]] | None = None,
+    max_model_bytes: int = DEFAULT_MAX_MODEL_BYTES,
+) -> Graph:
+    """Load a model as a normalised, weight-free :class:`Graph`.
+
+    Args:
+        source: a path to an ONNX file, serialised ONNX bytes, an ``onnx.ModelProto``,
+            an existing ``Graph`` (re-normalised from its stored bytes), or a
+            ``torch.nn.Module`` (then ``example_shapes`` is required).
+        input_shapes: input name → shape overrides; they fix dynamic dimensions.
+        batch_size: sets dimension 0 of every input without an override.
+        example_shapes: the module's input shapes, for a ``torch.nn.Module`` source.
+        max_model_bytes: refuse files or bytes larger than this.
+
+    Returns:
+        The graph with inferred shapes, folded constants and canonical attributes.
+
+    Raises:
+        ModelLoadError: the source is not a loadable model.
+        InvalidInputShapeError: an override or the batch size does not fit the model.
+        ExportError: a torch module could not be exported.
+
+    Example:
+        >>> from nnlat.testing import tiny_model
+        >>> g = load(tiny_model(), batch_size=2)
+        >>> g.inputs[0].shape
+        (2, 3, 32, 32)
+    """
+    model = to_model_proto(source, example_shapes=example_shapes, max_model_bytes=max_model_bytes)
+    options = NormalizeOptions(
+        batch_size=batch_size,
+        input_shapes={k: tuple(int(d) for d in v) for k, v in (input_shapes or {}).items()},
+    )
+    return model_to_ir(normalize(model, options))
+
+
+def to_model_proto(
+    source: Any,
+    *,
+    example_shapes: Sequence[Sequence[int]] | None = None,
+    max_model_bytes: int = DEFAULT_MAX_MODEL_BYTES,
+) -> onnx.ModelProto:
+    """Turn any supported source into a validated (not yet normalised) ModelProto.
+
+    Raises:
+        ModelLoadError: the source is not a loadable model or of an unsupported type.
+    """
+    from nnlat.errors import ModelLoadError
+    from nnlat.graph.onnx_io import parse_model, serialize
+
+    if isinstance(source, Graph):
+        return parse_model(source.onnx_bytes, "the graph's stored bytes")
+    if isinstance(source, onnx.ModelProto):
+        return parse_model(serialize(source), "the given ModelProto")
+    if isinstance(source, str | Path | bytes | bytearray):
+        return read_model(source, max_bytes=max_model_bytes)
+    if _is_torch_module(source):
+        from nnlat.graph.torch_export import export_module
+
+        if not example_shapes:
+            raise ModelLoadError(
+                "a torch.nn.Module needs example input shapes, e.g. example_shapes=[(1, 3, 224, 224)]"
+            )
+        return export_module(source, example_shapes)
+    raise ModelLoadError(
+        f"cannot load a {type(source).__name__}: give a path, ONNX bytes, an onnx.ModelProto "
+        "or a torch.nn.Module"
+    )
+
+
+def _is_torch_module(source: object) -> bool:
+    # Checked by name so that loading an ONNX file never imports torch.
+    return any(
+        f"{c.__module__}.{c.__qualname__}" == "torch.nn.modules.module.Module"
+        for c in type(source).__mro__
+    )

@@ -1,0 +1,281 @@
+"""The one module that reads and writes ONNX protobuf: parse, validate, serialise, convert.
+
+Reading validates what a user can get wrong (not ONNX, truncated, empty graph, external
+data outside the model's folder or missing, over the size limit) and raises a
+:class:`~nnlat.errors.ModelLoadError` subclass that says so. Weights are never read:
+external-data references are checked for safety and then dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import onnx
+from google.protobuf.message import DecodeError
+from onnx import helper
+
+from nnlat.errors import ExternalDataError, ModelLoadError, ModelTooLargeError
+from nnlat.graph.ir import AttrValue, Graph, Node, TensorSpec, TensorValue
+
+DEFAULT_MAX_MODEL_BYTES = 2 * 1024**3  # protobuf's own limit for one message
+
+
+def read_model(
+    source: str | Path | bytes,
+    *,
+    max_bytes: int = DEFAULT_MAX_MODEL_BYTES,
+) -> onnx.ModelProto:
+    """Parse an ONNX model from a path or bytes, without loading any weights.
+
+    Args:
+        source: a path to a ``.onnx`` file, or the serialised model.
+        max_bytes: refuse models larger than this.
+
+    Returns:
+        The parsed model with external-data references checked and removed.
+
+    Raises:
+        ModelLoadError: missing file, not ONNX, truncated, or an empty graph.
+        ModelTooLargeError: the model is over ``max_bytes``.
+        ExternalDataError: an external-data reference is unsafe or missing.
+
+    Example:
+        >>> from nnlat.testing import tiny_model
+        >>> read_model(tiny_model().SerializeToString()).graph.node[0].op_type
+        'Conv'
+    """
+    base_dir: Path | None = None
+    if isinstance(source, bytes | bytearray):
+        data, label = bytes(source), "the given bytes"
+    else:
+        path = Path(source)
+        label = str(path)
+        if not path.is_file():
+            raise ModelLoadError(f"{path}: no such file")
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise ModelTooLargeError(
+                f"{path} is {size:,} bytes, over the limit of {max_bytes:,} "
+                "(raise it with NNLAT_MAX_MODEL_BYTES / max_model_bytes)"
+            )
+        data, base_dir = path.read_bytes(), path.parent.resolve()
+    if len(data) > max_bytes:
+        raise ModelTooLargeError(
+            f"{label} is {len(data):,} bytes, over the limit of {max_bytes:,} "
+            "(raise it with NNLAT_MAX_MODEL_BYTES / max_model_bytes)"
+        )
+    model = parse_model(data, label)
+    _check_and_drop_external_data(model, base_dir, label)
+    return model
+
+
+def parse_model(data: bytes, label: str = "the model") -> onnx.ModelProto:
+    """Parse serialised ONNX bytes and check that they describe a usable graph.
+
+    Raises:
+        ModelLoadError: not a protobuf ModelProto, truncated, or no nodes.
+    """
+    model = onnx.ModelProto()
+    try:
+        model.ParseFromString(data)
+    except (DecodeError, RuntimeError, ValueError) as exc:
+        raise ModelLoadError(
+            f"{label} is not an ONNX model or is truncated/corrupt ({exc})"
+        ) from None
+    if not model.HasField("graph") or len(model.graph.node) == 0:
+        raise ModelLoadError(f"{label} is not an ONNX model or its graph is empty (no nodes)")
+    _check_references(model.graph, outer=set(), label=label)
+    return model
+
+
+def _check_references(graph: onnx.GraphProto, outer: set[str], label: str) -> None:
+    """Every node input must be defined somewhere; a truncated file usually breaks this."""
+    defined = set(outer)
+    defined.update(i.name for i in graph.input)
+    defined.update(i.name for i in graph.initializer)
+    defined.update(i.values.name for i in graph.sparse_initializer)
+    defined.update(out for node in graph.node for out in node.output)
+    for node in graph.node:
+        for name in node.input:
+            if name and name not in defined:
+                raise ModelLoadError(
+                    f"{label}: node {node.name or node.op_type!r} reads tensor {name!r} that "
+                    "nothing defines; the file is truncated or corrupt"
+                )
+        for attr in node.attribute:
+            for sub in _attribute_graphs(attr):
+                _check_references(sub, defined, label)
+
+
+def _attribute_graphs(attr: onnx.AttributeProto) -> list[onnx.GraphProto]:
+    if attr.type == onnx.AttributeProto.GRAPH:
+        return [attr.g]
+    if attr.type == onnx.AttributeProto.GRAPHS:
+        return list(attr.graphs)
+    return []
+
+
+def iter_graphs(graph: onnx.GraphProto) -> Iterator[onnx.GraphProto]:
+    """``graph`` and, recursively, every sub-graph held in node attributes."""
+    yield graph
+    for node in graph.node:
+        for attr in node.attribute:
+            for sub in _attribute_graphs(attr):
+                yield from iter_graphs(sub)
+
+
+def _check_and_drop_external_data(
+    model: onnx.ModelProto, base_dir: Path | None, label: str
+) -> None:
+    for graph in iter_graphs(model.graph):
+        for tensor in graph.initializer:
+            if tensor.data_location != onnx.TensorProto.EXTERNAL:
+                continue
+            entries = {e.key: e.value for e in tensor.external_data}
+            location = entries.get("location", "")
+            if base_dir is None:
+                raise ExternalDataError(
+                    f"{label}: weight {tensor.name!r} is stored in external file "
+                    f"{location!r}; pass the model as a file path so it can be checked"
+                )
+            target = (base_dir / location).resolve()
+            if Path(location).is_absolute() or not target.is_relative_to(base_dir):
+                raise ExternalDataError(
+                    f"{label}: weight {tensor.name!r} points to {location!r}, outside the "
+                    "model's folder; refusing to follow it"
+                )
+            if not target.is_file():
+                raise ExternalDataError(
+                    f"{label}: weight {tensor.name!r} points to missing file {location!r}"
+                )
+            # Weights are never needed: keep the reference checked, drop it.
+            del tensor.external_data[:]
+            tensor.data_location = onnx.TensorProto.DEFAULT
+
+
+def serialize(model: onnx.ModelProto) -> bytes:
+    """Serialise deterministically (same model → same bytes)."""
+    return model.SerializeToString(deterministic=True)
+
+
+def dtype_name(elem_type: int) -> tuple[str, int]:
+    """ONNX element type → (numpy-style name, bytes per element); ("unknown", 0) if unset."""
+    if elem_type == onnx.TensorProto.UNDEFINED:
+        return "unknown", 0
+    try:
+        np_type = np.dtype(helper.tensor_dtype_to_np_dtype(elem_type))
+    except (KeyError, TypeError, ValueError):
+        return onnx.TensorProto.DataType.Name(elem_type).lower(), 0
+    if elem_type == onnx.TensorProto.STRING:
+        return "string", 0
+    return np_type.name, np_type.itemsize
+
+
+def _value_info_spec(value: onnx.ValueInfoProto) -> TensorSpec:
+    tensor_type = value.type.tensor_type
+    dtype, itemsize = dtype_name(tensor_type.elem_type)
+    if not tensor_type.HasField("shape"):
+        return TensorSpec(value.name, dtype, None, itemsize)
+    dims = tuple(d.dim_value if d.HasField("dim_value") else None for d in tensor_type.shape.dim)
+    return TensorSpec(value.name, dtype, dims, itemsize)
+
+
+def _initializer_spec(tensor: onnx.TensorProto) -> TensorSpec:
+    dtype, itemsize = dtype_name(tensor.data_type)
+    return TensorSpec(tensor.name, dtype, tuple(int(d) for d in tensor.dims), itemsize)
+
+
+def _attribute_value(attr: onnx.AttributeProto, outer: dict[str, TensorSpec]) -> AttrValue:
+    kind = attr.type
+    if kind == onnx.AttributeProto.GRAPH:
+        return graph_to_ir(attr.g, outer)
+    if kind == onnx.AttributeProto.GRAPHS:
+        return tuple(graph_to_ir(g, outer) for g in attr.graphs)
+    if kind == onnx.AttributeProto.TENSOR:
+        return TensorValue(dtype_name(attr.t.data_type)[0], tuple(int(d) for d in attr.t.dims))
+    if kind == onnx.AttributeProto.SPARSE_TENSOR:
+        values = attr.sparse_tensor.values
+        return TensorValue(dtype_name(values.data_type)[0], tuple(attr.sparse_tensor.dims))
+    if kind == onnx.AttributeProto.TENSORS:
+        return tuple(
+            TensorValue(dtype_name(t.data_type)[0], tuple(int(d) for d in t.dims))
+            for t in attr.tensors
+        )
+    value = helper.get_attribute_value(attr)
+    if isinstance(value, list):
+        return tuple(v.decode() if isinstance(v, bytes) else v for v in value)
+    if isinstance(value, bytes):
+        return value.decode(errors="replace")
+    if isinstance(value, onnx.TypeProto):
+        return str(value)
+    return value
+
+
+def _implicit_inputs(node: onnx.NodeProto) -> tuple[str, ...]:
+    """Names a node's sub-graphs read from enclosing scopes, in first-use order."""
+    found: dict[str, None] = {}
+    for attr in node.attribute:
+        for sub in _attribute_graphs(attr):
+            for inner in iter_graphs(sub):
+                local = {i.name for i in inner.input} | {t.name for t in inner.initializer}
+                local |= {o for n in inner.node for o in n.output}
+                for n in inner.node:
+                    found.update((i, None) for i in n.input if i and i not in local)
+                found.update((o.name, None) for o in inner.output if o.name not in local)
+    return tuple(found)
+
+
+def graph_to_ir(
+    graph: onnx.GraphProto,
+    outer: dict[str, TensorSpec] | None = None,
+    *,
+    opsets: dict[str, int] | None = None,
+    onnx_bytes: bytes = b"",
+) -> Graph:
+    """Convert a (normalised, topologically sorted) GraphProto to the IR.
+
+    Args:
+        graph: the graph; its nodes must already be in topological order.
+        outer: tensor types visible from an enclosing graph (for sub-graphs).
+        opsets: domain → version of the model.
+        onnx_bytes: the storage form to attach (top-level graph only).
+    """
+    weights = {t.name: _initializer_spec(t) for t in graph.initializer}
+    tensors: dict[str, TensorSpec] = dict(outer or {})
+    tensors.update({v.name: _value_info_spec(v) for v in graph.value_info})
+    inputs = tuple(_value_info_spec(v) for v in graph.input if v.name not in weights)
+    outputs = tuple(_value_info_spec(v) for v in graph.output)
+    tensors.update({s.name: s for s in inputs})
+    tensors.update({s.name: s for s in outputs if s.shape is not None or s.name not in tensors})
+    tensors.update(weights)
+    nodes = tuple(
+        Node(
+            name=node.name,
+            op_type=node.op_type,
+            domain="" if node.domain == "ai.onnx" else node.domain,
+            attributes=tuple(
+                sorted((a.name, _attribute_value(a, tensors)) for a in node.attribute)
+            ),
+            inputs=tuple(node.input),
+            outputs=tuple(node.output),
+            implicit_inputs=_implicit_inputs(node),
+        )
+        for node in graph.node
+    )
+    return Graph(
+        nodes=nodes,
+        inputs=inputs,
+        outputs=outputs,
+        weights=weights,
+        tensors=tensors,
+        opsets=dict(opsets or {}),
+        onnx_bytes=onnx_bytes,
+    )
+
+
+def model_to_ir(model: onnx.ModelProto) -> Graph:
+    """Convert a normalised ModelProto to a :class:`Graph` carrying its storage bytes."""
+    opsets = {("" if o.domain == "ai.onnx" else o.domain): o.version for o in model.opset_import}
+    return graph_to_ir(model.graph, opsets=opsets, onnx_bytes=serialize(model))

@@ -1,0 +1,105 @@
+"""Fix the graph inputs' shapes: overrides, batch size, defaults for dynamic dimensions.
+
+After this pass every graph input has a static shape, and all inferred intermediate
+shapes are cleared so that shape inference recomputes them for the new inputs.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import onnx
+
+from nnlat.errors import InvalidInputShapeError, NnlatWarning
+from nnlat.graph.onnx_io import iter_graphs
+from nnlat.graph.passes.options import (
+    DEFAULT_BATCH,
+    DEFAULT_DYNAMIC_DIM,
+    DEFAULT_IMAGE_SIDE,
+    NormalizeOptions,
+)
+
+
+def _default_dim(axis: int, rank: int) -> int:
+    if axis == 0:
+        return DEFAULT_BATCH
+    if rank == 4 and axis >= 2:
+        return DEFAULT_IMAGE_SIDE
+    return DEFAULT_DYNAMIC_DIM
+
+
+def set_input_shapes(model: onnx.ModelProto, options: NormalizeOptions) -> None:
+    """Make every graph input static and clear stale inferred shapes.
+
+    Raises:
+        InvalidInputShapeError: an override names no input, has the wrong rank or a
+            non-positive dimension, or the batch size is not positive.
+    """
+    graph = model.graph
+    weights = {t.name for t in graph.initializer}
+    inputs = [v for v in graph.input if v.name not in weights]
+    names = [v.name for v in inputs]
+    if options.batch_size is not None and options.batch_size <= 0:
+        raise InvalidInputShapeError(f"batch size must be positive, got {options.batch_size}")
+    unknown = sorted(set(options.input_shapes) - set(names))
+    if unknown:
+        raise InvalidInputShapeError(
+            f"--input-shape names {', '.join(unknown)}, but the model's inputs are: "
+            f"{', '.join(names) or '(none)'}"
+        )
+    defaulted: list[str] = []
+    for value in inputs:
+        tensor_type = value.type.tensor_type
+        if not value.type.HasField("tensor_type"):
+            continue  # sequence/map inputs keep their declared type
+        dims = tensor_type.shape.dim
+        override = options.input_shapes.get(value.name)
+        if override is not None:
+            if any(d <= 0 for d in override):
+                raise InvalidInputShapeError(
+                    f"input {value.name!r}: dimensions must be positive, got {override}"
+                )
+            if tensor_type.HasField("shape") and len(dims) != len(override):
+                raise InvalidInputShapeError(
+                    f"input {value.name!r} has rank {len(dims)}, but the override "
+                    f"{'x'.join(map(str, override))} has rank {len(override)}"
+                )
+            new = list(override)
+        elif not tensor_type.HasField("shape"):
+            raise InvalidInputShapeError(
+                f"input {value.name!r} has no declared shape; give one with "
+                f"--input-shape {value.name}=DIMS"
+            )
+        else:
+            new = []
+            for axis, dim in enumerate(dims):
+                if axis == 0 and options.batch_size is not None:
+                    new.append(options.batch_size)
+                elif dim.HasField("dim_value") and dim.dim_value > 0:
+                    new.append(dim.dim_value)
+                else:
+                    new.append(_default_dim(axis, len(dims)))
+                    if axis > 0 or options.batch_size is None:
+                        label = dim.dim_param or "?"
+                        defaulted.append(f"{value.name}[{axis}] ({label}) = {new[-1]}")
+        tensor_type.shape.ClearField("dim")
+        for size in new:
+            tensor_type.shape.dim.add().dim_value = size
+    if defaulted:
+        warnings.warn(
+            "dynamic dimensions set to defaults: "
+            + "; ".join(defaulted)
+            + " (fix them with --input-shape NAME=DIMS / input_shapes=)",
+            NnlatWarning,
+            stacklevel=2,
+        )
+    _clear_inferred_shapes(model)
+
+
+def _clear_inferred_shapes(model: onnx.ModelProto) -> None:
+    """Forget inferred shapes so stale ones (e.g. the old batch size) cannot conflict."""
+    for graph in iter_graphs(model.graph):
+        graph.ClearField("value_info")
+    for output in model.graph.output:
+        if output.type.HasField("tensor_type"):
+            output.type.tensor_type.ClearField("shape")

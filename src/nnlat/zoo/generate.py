@@ -1,0 +1,68 @@
+"""Draw distinct variants of a family: seeded sampling, de-duplicated by graph hash."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from nnlat.errors import NnlatError
+from nnlat.graph.hashing import graph_key
+from nnlat.graph.ir import Graph
+from nnlat.zoo.family import ZooModel
+from nnlat.zoo.registry import get_family
+
+# Give up after this many draws per requested variant: the space is then too small.
+MAX_DRAWS_PER_VARIANT = 20
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A generated variant: its recipe, its graph and the graph's hash."""
+
+    model: ZooModel
+    graph: Graph
+    graph_hash: str
+
+
+def generate_variants(
+    family: str, count: int, seed: int = 0, *, seen: set[str] | None = None
+) -> Iterator[Variant]:
+    """Yield ``count`` structurally distinct variants of ``family``.
+
+    Sampling is deterministic for a seed. Two configurations that produce the same
+    graph (same hash) count once.
+
+    Args:
+        family: a registered family name.
+        count: how many distinct variants to yield.
+        seed: seed of the sampler.
+        seen: graph hashes to skip (e.g. already in a dataset); updated in place.
+
+    Raises:
+        UnknownNameError: no such family.
+        NnlatError: the family could not produce ``count`` distinct variants.
+
+    Example:
+        >>> [v.model.family for v in generate_variants("nasbench201", 2, seed=0)]
+        ['nasbench201', 'nasbench201']
+    """
+    spec = get_family(family)
+    rng = random.Random(seed)
+    seen = set() if seen is None else seen
+    produced = draws = 0
+    while produced < count:
+        if draws >= MAX_DRAWS_PER_VARIANT * count:
+            raise NnlatError(
+                f"family {family!r} produced only {produced} distinct variants in {draws} "
+                f"draws (asked for {count}); its search space is too small"
+            )
+        draws += 1
+        model = spec.model(spec.sample(rng))
+        graph = model.to_graph()
+        digest = graph_key(graph).digest
+        if digest in seen:
+            continue
+        seen.add(digest)
+        produced += 1
+        yield Variant(model, graph, digest)
