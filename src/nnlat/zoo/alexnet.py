@@ -22,12 +22,14 @@ import random
 
 from torch import nn
 
+from nnlat.zoo.blocks import make_divisible
 from nnlat.zoo.family import Config, Family
 
 _WIDTHS = (64, 192, 384, 256, 256)
 # Layers 1, 2 and 5 are followed by a 3x3 stride-2 max-pool.
 _POOLED = (True, True, False, False, True)
 _STEM_STRIDE, _STEM_PADDING = 4, 2
+_WIDTH_SCALES = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
 
 
 def build(config: Config) -> nn.Module:
@@ -41,7 +43,8 @@ def build(config: Config) -> nn.Module:
     """
     layers: list[nn.Module] = []
     cin = 3
-    for index, (width, kernel) in enumerate(zip(config["widths"], config["kernel_sizes"], strict=True)):
+    convs = zip(config["widths"], config["kernel_sizes"], strict=True)
+    for index, (width, kernel) in enumerate(convs):
         stride, padding = (_STEM_STRIDE, _STEM_PADDING) if index == 0 else (1, kernel // 2)
         layers += [nn.Conv2d(cin, width, kernel, stride, padding), nn.ReLU(inplace=True)]
         if _POOLED[index]:
@@ -98,21 +101,17 @@ def sample(rng: random.Random) -> Config:
         A configuration; variants stay under about 2 GMACs.
     """
     resolution = rng.randrange(96, 257, 32)
-    kernels = [rng.choice([7, 9, 11]), rng.choice([3, 5, 7])] + [rng.choice([3, 5]) for _ in range(3)]
+    kernels = [rng.choice([7, 9, 11]), rng.choice([3, 5, 7])]
+    kernels += [rng.choice([3, 5]) for _ in range(3)]
     size = feature_size(resolution, kernels)
     return {
-        "widths": [_round8(w * rng.choice([0.25, 0.5, 0.75, 1.0, 1.25, 1.5])) for w in _WIDTHS],
+        "widths": [make_divisible(w * rng.choice(_WIDTH_SCALES)) for w in _WIDTHS],
         "kernel_sizes": kernels,
         "pool_size": rng.choice([d for d in range(1, size + 1) if size % d == 0]),
         "classifier_width": rng.choice([512, 1024, 2048, 4096]),
         "resolution": resolution,
         "num_classes": 1000,
     }
-
-
-def _round8(value: float) -> int:
-    """Round a channel count to a multiple of 8 (at least 8), as vendor kernels prefer."""
-    return max(8, round(value / 8) * 8)
 
 
 FAMILY = Family(

@@ -25,6 +25,7 @@ import random
 import torch
 from torch import nn
 
+from nnlat.zoo.blocks import make_divisible
 from nnlat.zoo.family import Config, Family
 
 _CANONICAL_STAGES = (
@@ -123,7 +124,7 @@ def sample(rng: random.Random) -> Config:
         rng: the only source of randomness.
 
     Returns:
-        A configuration; variants stay under about 2 GMACs.
+        A configuration; most variants stay under about 2 GMACs.
     """
     depth_ranges = ((1, 3), (2, 6), (1, 3))
     stages = []
@@ -131,21 +132,16 @@ def sample(rng: random.Random) -> Config:
         depth = rng.randint(low, high)
         scale = rng.choice([0.25, 0.5, 0.75, 1.0])
         blocks = [template[i * len(template) // depth] for i in range(depth)]
-        stages.append([[_round8(c * scale) for c in block] for block in blocks])
+        stages.append([[make_divisible(c * scale) for c in block] for block in blocks])
     stem_scale = rng.choice([0.5, 0.75, 1.0])
     return {
-        "stem_widths": [_round8(c * stem_scale) for c in (64, 64, 192)],
+        "stem_widths": [make_divisible(c * stem_scale) for c in (64, 64, 192)],
         "stem_kernel": rng.choice([3, 5, 7]),
         "stages": stages,
         "branch_kernels": [rng.choice([3, 5]), rng.choice([3, 5])],
         "resolution": rng.randrange(96, 257, 32),
         "num_classes": 1000,
     }
-
-
-def _round8(value: float) -> int:
-    """Round a channel count to a multiple of 8 (at least 8), as vendor kernels prefer."""
-    return max(8, round(value / 8) * 8)
 
 
 FAMILY = Family(

@@ -23,6 +23,7 @@ import random
 import torch
 from torch import nn
 
+from nnlat.zoo.blocks import make_divisible
 from nnlat.zoo.family import Config, Family
 
 _STAGE_WIDTHS = (64, 128, 256, 512)
@@ -138,7 +139,7 @@ def sample(rng: random.Random) -> Config:
     return {
         "block": block,
         "depths": [rng.randint(1, max_depth) for _ in _STAGE_WIDTHS],
-        "widths": [_round8(w * rng.choice([0.25, 0.375, 0.5, 0.75])) for w in _STAGE_WIDTHS],
+        "widths": [make_divisible(w * rng.choice([0.25, 0.375, 0.5, 0.75])) for w in _STAGE_WIDTHS],
         "kernel_sizes": [rng.choice([3, 3, 5]) for _ in _STAGE_WIDTHS],
         "expansion": 1 if block == "basic" else rng.choice([2, 3, 4]),
         "stem_width": rng.choice([16, 24, 32, 48, 64]),
@@ -146,11 +147,6 @@ def sample(rng: random.Random) -> Config:
         "resolution": rng.randrange(96, 257, 32),
         "num_classes": 1000,
     }
-
-
-def _round8(value: float) -> int:
-    """Round a channel count to a multiple of 8 (at least 8), as vendor kernels prefer."""
-    return max(8, round(value / 8) * 8)
 
 
 def _canonical(block: str, depths: list[int]) -> Config:

@@ -1,0 +1,5 @@
+"""``python -m nnlat.cli``: the same as the ``nnlat`` command."""
+
+from nnlat.cli.main import main
+
+main()

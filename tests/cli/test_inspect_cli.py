@@ -1,0 +1,84 @@
+"""``nnlat inspect``: human and JSON output, clean errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import onnx
+import pytest
+from typer.testing import CliRunner
+
+from nnlat.cli.main import app
+from nnlat.testing import tiny_model
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def model_path(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.onnx"
+    onnx.save(tiny_model(dynamic_batch=True), path)
+    return path
+
+
+def test_json_has_the_documented_keys(model_path: Path) -> None:
+    result = runner.invoke(app, ["inspect", str(model_path), "--json", "-b", "2"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    for key in ("graph_hash", "flops", "params", "bytes", "nodes", "op_counts", "kernels", "unknown_ops"):
+        assert key in payload
+    assert payload["op_counts"] == {"Conv": 1, "Relu": 1}
+    assert payload["macs"] == 2 * 8 * 32 * 32 * 27
+    assert payload["inputs"][0]["shape"] == [2, 3, 32, 32]
+    assert len(payload["graph_hash"]) == 16
+
+
+def test_input_shape_option(model_path: Path) -> None:
+    result = runner.invoke(app, ["inspect", str(model_path), "--json", "-i", "x=1x3x16x16"])
+    assert json.loads(result.stdout)["inputs"][0]["shape"] == [1, 3, 16, 16]
+
+
+def test_dynamic_dim_warning_goes_to_stderr(model_path: Path) -> None:
+    result = runner.invoke(app, ["inspect", str(model_path), "--json"])
+    assert result.exit_code == 0
+    json.loads(result.stdout)  # stdout stays pure JSON
+    assert "dynamic dimensions" in result.stderr
+
+
+def test_human_output(model_path: Path) -> None:
+    result = runner.invoke(app, ["inspect", str(model_path), "-b", "1"])
+    assert result.exit_code == 0
+    assert "graph hash" in result.stdout and "Conv" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-i", "nope=1x3x8x8"], "model's inputs are"),
+        (["-b", "0"], "batch size must be positive"),
+        (["-i", "x=1x3x8"], "rank"),
+    ],
+)
+def test_bad_shapes_exit_non_zero(model_path: Path, args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["inspect", str(model_path), *args])
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+def test_bad_file_exits_cleanly_without_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x08\x07garbage" * 50)
+    result = subprocess.run(
+        [sys.executable, "-m", "nnlat.cli", "inspect", str(bad)], capture_output=True, text=True
+    )
+    assert result.returncode == 2
+    assert "error:" in result.stderr and "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_size_limit_from_environment(model_path: Path) -> None:
+    result = runner.invoke(app, ["inspect", str(model_path)], env={"NNLAT_MAX_MODEL_BYTES": "10"})
+    assert result.exit_code == 2 and "over the limit" in result.stderr

@@ -1,0 +1,118 @@
+"""Cost formulas, checked against hand-computed MACs for each family."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from nnlat.graph import graph_cost, load
+
+
+def single(
+    op: str,
+    inputs: list[tuple[str, list[int]]],
+    weights: list[tuple[str, list[int]]] = (),
+    opset: int = 17,
+    domain: str = "",
+    **attrs: object,
+) -> onnx.ModelProto:
+    """A one-node model: ``inputs`` are graph inputs, ``weights`` initializers."""
+    node = helper.make_node(
+        op, [n for n, _ in inputs] + [n for n, _ in weights], ["y"], domain=domain, **attrs
+    )
+    graph = helper.make_graph(
+        [node],
+        "one",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=[numpy_helper.from_array(np.zeros(s, np.float32), n) for n, s in weights],
+    )
+    opsets = [helper.make_opsetid("", opset)]
+    if domain:
+        opsets.append(helper.make_opsetid(domain, 1))
+    return helper.make_model(graph, opset_imports=opsets)
+
+
+def macs(model: onnx.ModelProto) -> int:
+    return graph_cost(load(model)).macs
+
+
+def test_conv_grouped_dilated_strided() -> None:
+    # 1x32x56x56, 64 out, groups 4, 3x3, stride 2, dilation 2, pad 2 → out 28x28
+    model = single(
+        "Conv", [("x", [1, 32, 56, 56])], [("w", [64, 8, 3, 3])],
+        group=4, strides=[2, 2], dilations=[2, 2], pads=[2, 2, 2, 2],
+    )
+    assert macs(model) == 64 * 28 * 28 * 8 * 9
+
+
+def test_depthwise_conv() -> None:
+    model = single("Conv", [("x", [2, 16, 10, 10])], [("w", [16, 1, 5, 5])], group=16, pads=[2] * 4)
+    assert macs(model) == 2 * 16 * 10 * 10 * 25
+
+
+def test_conv_transpose() -> None:
+    # every input element scatters into Cout/g x k x k outputs
+    model = single("ConvTranspose", [("x", [1, 8, 7, 7])], [("w", [8, 4, 4, 4])], strides=[2, 2])
+    assert macs(model) == 8 * 49 * 4 * 16
+
+
+@pytest.mark.parametrize(("trans_a", "a_shape"), [(0, [5, 7]), (1, [7, 5])])
+def test_gemm(trans_a: int, a_shape: list[int]) -> None:
+    model = single("Gemm", [("a", a_shape)], [("b", [3, 7])], transA=trans_a, transB=1)
+    assert macs(model) == 5 * 3 * 7
+
+
+def test_batched_broadcast_matmul() -> None:
+    model = single("MatMul", [("a", [2, 12, 64, 32]), ("b", [12, 32, 64])])
+    assert macs(model) == 2 * 12 * 64 * 64 * 32
+
+
+def test_lstm_counts_all_gates_and_directions() -> None:
+    model = single(
+        "LSTM", [("x", [10, 2, 16])], [("w", [2, 128, 16]), ("r", [2, 128, 32])],
+        hidden_size=32, direction="bidirectional",
+    )
+    assert macs(model) == 10 * 2 * 2 * 4 * 32 * (16 + 32)
+
+
+def test_pooling_and_elementwise_families() -> None:
+    pool = graph_cost(load(single("MaxPool", [("x", [1, 4, 8, 8])], kernel_shape=[2, 2], strides=[2, 2])))
+    assert pool.flops == 4 * 4 * 4 * 4 and pool.macs == 0
+    gap = graph_cost(load(single("GlobalAveragePool", [("x", [1, 4, 8, 8])])))
+    assert gap.flops == 4 * 64
+    add = graph_cost(load(single("Add", [("a", [1, 4, 8, 8]), ("b", [1, 4, 8, 8])])))
+    assert add.flops == 256
+    softmax = graph_cost(load(single("Softmax", [("x", [3, 10])])))
+    assert softmax.flops == 5 * 30
+    norm = graph_cost(load(single("LayerNormalization", [("x", [2, 5, 8])], [("g", [8])])))
+    assert norm.flops == 5 * 80 and norm.params == 8
+
+
+def test_resize_by_mode() -> None:
+    scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "s")
+    for mode, per_output in (("nearest", 1), ("linear", 4)):
+        node = helper.make_node("Resize", ["x", "", "s"], ["y"], mode=mode)
+        graph = helper.make_graph(
+            [node], "r", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 4])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializer=[scales],
+        )
+        cost = graph_cost(load(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])))
+        assert cost.flops == per_output * 3 * 8 * 8
+
+
+def test_params_and_bytes() -> None:
+    model = single("Conv", [("x", [1, 3, 8, 8])], [("w", [4, 3, 3, 3]), ("b", [4])], pads=[1] * 4)
+    cost = graph_cost(load(model))
+    assert cost.params == 4 * 27 + 4
+    # input + weight + bias + output, float32
+    assert cost.bytes == 4 * (3 * 64 + 108 + 4 + 4 * 64)
+
+
+def test_unknown_op_is_reported_not_silently_zero() -> None:
+    model = single("FancyOp", [("x", [1, 4])], domain="my.custom")
+    cost = graph_cost(load(model))
+    assert cost.unknown_ops == {"my.custom:FancyOp": 1}
+    assert cost.flops == 0

@@ -1,0 +1,139 @@
+"""Loading and normalisation: sources, shapes, folding, weight stripping, storage form."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+import torch
+from onnx import TensorProto, helper, numpy_helper
+
+from nnlat.errors import InvalidInputShapeError, NnlatWarning
+from nnlat.graph import graph_key, load
+from nnlat.testing import tiny_model
+
+
+def test_sources_agree(tmp_path: Path) -> None:
+    model = tiny_model()
+    path = tmp_path / "m.onnx"
+    onnx.save(model, path)
+    keys = {graph_key(load(s)).digest for s in (model, path, str(path), path.read_bytes())}
+    assert len(keys) == 1
+
+
+def test_torch_module_source() -> None:
+    module = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU())
+    graph = load(module, example_shapes=[(1, 3, 32, 32)])
+    assert [n.op_type for n in graph.nodes] == ["Conv", "Relu"]
+    assert graph_key(graph) == graph_key(load(tiny_model()))
+
+
+def test_batch_size_reinfers_every_shape() -> None:
+    graph = load(tiny_model(), batch_size=8)
+    assert graph.inputs[0].shape == (8, 3, 32, 32)
+    assert graph.outputs[0].shape == (8, 8, 32, 32)
+    assert all(spec.shape[0] == 8 for spec in graph.tensors.values() if spec.name in ("y", "z"))
+
+
+def test_reloading_storage_form_at_another_batch_size() -> None:
+    graph = load(tiny_model(), batch_size=8)
+    again = load(graph, batch_size=1)
+    assert again.outputs[0].shape == (1, 8, 32, 32)
+    assert graph_key(again) == graph_key(load(tiny_model()))
+
+
+def test_input_shape_override_and_errors() -> None:
+    graph = load(tiny_model(), input_shapes={"x": (2, 3, 64, 48)})
+    assert graph.outputs[0].shape == (2, 8, 64, 48)
+    with pytest.raises(InvalidInputShapeError, match="model's inputs are: x"):
+        load(tiny_model(), input_shapes={"image": (1, 3, 8, 8)})
+    with pytest.raises(InvalidInputShapeError, match="rank"):
+        load(tiny_model(), input_shapes={"x": (1, 3, 8)})
+    with pytest.raises(InvalidInputShapeError, match="positive"):
+        load(tiny_model(), batch_size=0)
+
+
+def test_dynamic_dims_get_defaults_and_a_warning() -> None:
+    with pytest.warns(NnlatWarning, match="dynamic dimensions"):
+        graph = load(tiny_model(dynamic_batch=True))
+    assert graph.inputs[0].shape == (1, 3, 32, 32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NnlatWarning)  # a batch size resolves it: no warning
+        assert load(tiny_model(dynamic_batch=True), batch_size=4).inputs[0].shape[0] == 4
+
+
+def test_weights_are_stripped_but_small_constants_kept() -> None:
+    stored = onnx.load_from_string(load(tiny_model(channels=32)).onnx_bytes)
+    weight = next(t for t in stored.graph.initializer if t.name == "w")
+    assert list(weight.dims) == [32, 3, 3, 3]
+    assert len(weight.raw_data) == 0 and len(weight.float_data) == 0
+
+
+def test_shape_chains_are_folded() -> None:
+    """x.reshape(x.shape[0], -1) exports as Shape→Gather→Unsqueeze→Concat→Reshape."""
+
+    class Flatten(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.relu(x).reshape(x.shape[0], -1)
+
+    graph = load(Flatten(), example_shapes=[(2, 3, 4, 4)])
+    assert [n.op_type for n in graph.nodes] == ["Relu", "Reshape"]
+    assert graph.outputs[0].shape == (2, 48)
+
+
+def test_constant_of_shape_weights_are_folded(light_resnet50: Path) -> None:
+    graph = load(light_resnet50)
+    ops = {n.op_type for n in graph.nodes}
+    assert "ConstantOfShape" not in ops and "Conv" in ops
+    assert graph.weights  # the folded weights became data-less initializers
+
+
+def test_identity_and_dead_nodes_are_removed() -> None:
+    nodes = [
+        helper.make_node("Identity", ["x"], ["a"]),
+        helper.make_node("Relu", ["a"], ["y"]),
+        helper.make_node("Sigmoid", ["x"], ["unused"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    loaded = load(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    assert [n.op_type for n in loaded.nodes] == ["Relu"]
+
+
+def test_nodes_out_of_order_are_sorted() -> None:
+    model = tiny_model()
+    nodes = list(model.graph.node)
+    del model.graph.node[:]
+    model.graph.node.extend(reversed(nodes))
+    assert [n.op_type for n in load(model).nodes] == ["Conv", "Relu"]
+
+
+def test_graph_exposes_edges_and_topology() -> None:
+    graph = load(tiny_model())
+    assert graph.successors(0) == (1,) and graph.predecessors(1) == (0,)
+    assert [(e.src, e.dst, e.slot) for e in graph.edges] == [(0, 1, 0)]
+    conv = graph.nodes[0]
+    assert conv.attr("kernel_shape") == (3, 3) and conv.attr("strides") == (1, 1)
+
+
+def test_constant_weights_feeding_transpose_are_folded_not_compute() -> None:
+    w = numpy_helper.from_array(np.zeros((8, 16), np.float32), "w")
+    nodes = [
+        helper.make_node("Transpose", ["w"], ["wt"], perm=[1, 0]),
+        helper.make_node("MatMul", ["x", "wt"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=[w],
+    )
+    loaded = load(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    assert [n.op_type for n in loaded.nodes] == ["MatMul"]
+    assert loaded.outputs[0].shape == (4, 8)

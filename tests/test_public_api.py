@@ -1,0 +1,28 @@
+"""The public surface is deliberate: changing it means changing this test."""
+
+import nnlat
+
+
+def test_public_api_is_pinned() -> None:
+    assert sorted(nnlat.__all__) == sorted(
+        [
+            "Graph",
+            "GraphKey",
+            "ModelSummary",
+            "NnlatError",
+            "NnlatWarning",
+            "__version__",
+            "graph_key",
+            "inspect",
+            "load",
+        ]
+    )
+
+
+def test_importing_nnlat_does_not_import_torch() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, nnlat; print('torch' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"
