@@ -57,7 +57,7 @@ def load(
         batch_size=batch_size,
         input_shapes={k: tuple(int(d) for d in v) for k, v in (input_shapes or {}).items()},
     )
-    return model_to_ir(normalize(model, options))
+    return model_to_ir(normalize(model, options, copy=False))  # the proto is ours
 
 
 def to_model_proto(
@@ -68,16 +68,21 @@ def to_model_proto(
 ) -> onnx.ModelProto:
     """Turn any supported source into a validated (not yet normalised) ModelProto.
 
+    The result is always a new object the caller may modify.
+
     Raises:
         ModelLoadError: the source is not a loadable model or of an unsupported type.
     """
     from nnlat.errors import ModelLoadError
-    from nnlat.graph.onnx_io import parse_model, serialize
+    from nnlat.graph.onnx_io import check_model, parse_model
 
     if isinstance(source, Graph):
         return parse_model(source.onnx_bytes, "the graph's stored bytes")
     if isinstance(source, onnx.ModelProto):
-        return parse_model(serialize(source), "the given ModelProto")
+        model = onnx.ModelProto()
+        model.CopyFrom(source)  # the caller's proto is never modified
+        check_model(model, "the given ModelProto")
+        return model
     if isinstance(source, str | Path | bytes | bytearray):
         return read_model(source, max_bytes=max_model_bytes)
     if _is_torch_module(source):

@@ -22,8 +22,10 @@ from nnlat.graph.passes.toposort import toposort
 MAX_FOLD_ROUNDS = 8
 
 
-def normalize(model: onnx.ModelProto, options: NormalizeOptions | None = None) -> onnx.ModelProto:
-    """Return a normalised copy of ``model``.
+def normalize(
+    model: onnx.ModelProto, options: NormalizeOptions | None = None, *, copy: bool = True
+) -> onnx.ModelProto:
+    """Return a normalised version of ``model``.
 
     Steps: drop weight values → topological order → static input shapes (overrides,
     batch size, defaults) → shape inference → fold constant sub-graphs (re-inferring
@@ -31,8 +33,10 @@ def normalize(model: onnx.ModelProto, options: NormalizeOptions | None = None) -
     schema → final shape inference.
 
     Args:
-        model: any ONNX model; it is not modified.
+        model: any ONNX model; it is not modified unless ``copy`` is False.
         options: batch size and input-shape overrides.
+        copy: work on a copy. ``False`` edits ``model`` in place, which spares copying
+            the weights of a model the caller owns (they are dropped first thing).
 
     Returns:
         The normalised, weight-free model.
@@ -44,8 +48,11 @@ def normalize(model: onnx.ModelProto, options: NormalizeOptions | None = None) -
         4
     """
     options = options or NormalizeOptions()
-    out = onnx.ModelProto()
-    out.CopyFrom(model)
+    if copy:
+        out = onnx.ModelProto()
+        out.CopyFrom(model)
+    else:
+        out = model
     strip_weights(out, options)
     toposort(out, options)
     set_input_shapes(out, options)

@@ -84,10 +84,19 @@ def parse_model(data: bytes, label: str = "the model") -> onnx.ModelProto:
         raise ModelLoadError(
             f"{label} is not an ONNX model or is truncated/corrupt ({exc})"
         ) from None
+    check_model(model, label)
+    return model
+
+
+def check_model(model: onnx.ModelProto, label: str = "the model") -> None:
+    """Check that a parsed model has a non-empty graph whose every input is defined.
+
+    Raises:
+        ModelLoadError: no nodes, or a node reads a tensor nothing defines.
+    """
     if not model.HasField("graph") or len(model.graph.node) == 0:
         raise ModelLoadError(f"{label} is not an ONNX model or its graph is empty (no nodes)")
     _check_references(model.graph, outer=set(), label=label)
-    return model
 
 
 def _check_references(graph: onnx.GraphProto, outer: set[str], label: str) -> None:
