@@ -137,3 +137,13 @@ def test_constant_weights_feeding_transpose_are_folded_not_compute() -> None:
     loaded = load(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
     assert [n.op_type for n in loaded.nodes] == ["MatMul"]
     assert loaded.outputs[0].shape == (4, 8)
+
+
+def test_torch_export_is_deterministic() -> None:
+    """Uninitialised weights must not change the exported graph (no initializer dedup)."""
+    from nnlat.zoo import get_family
+
+    family = get_family("mobilenetv3")
+    model = family.model(family.canonical["mobilenet_v3_small"])
+    keys = {graph_key(model.to_graph()).digest for _ in range(3)}
+    assert len(keys) == 1

@@ -72,6 +72,10 @@ def export_module(
                 dynamo=False,
                 export_params=False,
                 do_constant_folding=True,
+                # Without this the exporter merges parameters whose (uninitialised)
+                # values happen to be equal into Identity nodes: the same module would
+                # export to different graphs from run to run.
+                keep_initializers_as_inputs=True,
                 input_names=names,
                 output_names=["output"],
             )
