@@ -69,7 +69,12 @@ class ConvBNAct(nn.Sequential):
     ) -> None:
         layers: list[nn.Module] = [
             nn.Conv2d(
-                in_channels, out_channels, kernel, stride, (kernel - 1) // 2, groups=groups,
+                in_channels,
+                out_channels,
+                kernel,
+                stride,
+                (kernel - 1) // 2,
+                groups=groups,
                 bias=False,
             ),
             nn.BatchNorm2d(out_channels),
@@ -132,7 +137,11 @@ class InvertedResidual(nn.Module):
             layers.append(ConvBNAct(spec.in_channels, spec.expanded, 1, activation=spec.activation))
         layers.append(
             ConvBNAct(
-                spec.expanded, spec.expanded, spec.kernel, spec.stride, groups=spec.expanded,
+                spec.expanded,
+                spec.expanded,
+                spec.kernel,
+                spec.stride,
+                groups=spec.expanded,
                 activation=spec.activation,
             )
         )
@@ -221,19 +230,33 @@ def stage_blocks(
     channels = config["channels"]
     se_flags = config.get("se", [False] * len(channels))
     stages = zip(
-        channels, config["blocks"], config["strides"], config["kernels"],
-        config["expansions"], se_flags, strict=True,
+        channels,
+        config["blocks"],
+        config["strides"],
+        config["kernels"],
+        config["expansions"],
+        se_flags,
+        strict=True,
     )
     specs = []
     in_channels = config["stem_channels"]
     for out_channels, repeats, stride, kernel, expansion, se in stages:
         for i in range(repeats):
             expanded = in_channels * expansion
+            if se and se_channels is None:
+                raise ValueError("the table asks for squeeze-excite but no se_channels rule")
             squeeze = se_channels(in_channels, expanded) if se and se_channels else 0
             specs.append(
                 BlockSpec(
-                    in_channels, out_channels, kernel, stride if i == 0 else 1, expanded,
-                    squeeze, activation, se_activation, se_gate,
+                    in_channels,
+                    out_channels,
+                    kernel,
+                    stride if i == 0 else 1,
+                    expanded,
+                    squeeze,
+                    activation,
+                    se_activation,
+                    se_gate,
                 )
             )
             in_channels = out_channels

@@ -16,7 +16,7 @@ import random
 
 from torch import nn
 
-from nnlat.zoo.blocks import MobileNet, make_divisible, sample_stage_table, stage_blocks
+from nnlat.zoo.blocks import MobileNet, sample_stage_table, stage_blocks
 from nnlat.zoo.family import Config, Family
 
 RESOLUTIONS = (96, 128, 160, 192, 224, 256)

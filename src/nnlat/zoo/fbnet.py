@@ -26,6 +26,7 @@ import random
 import torch
 from torch import nn
 
+from nnlat.zoo.blocks import ConvBNAct
 from nnlat.zoo.family import Config, Family
 
 # The op vocabulary in HW-NAS-Bench's index order (the datasets' op_idx_list).
@@ -118,19 +119,6 @@ def arch_config(arch_str: str) -> Config:
     }
 
 
-def conv_bn(
-    c_in: int, c_out: int, kernel: int, stride: int = 1, groups: int = 1, relu: bool = True
-) -> nn.Sequential:
-    """Conv (no bias, "same" padding) → BN, then ReLU unless ``relu`` is False."""
-    layers: list[nn.Module] = [
-        nn.Conv2d(c_in, c_out, kernel, stride, kernel // 2, groups=groups, bias=False),
-        nn.BatchNorm2d(c_out),
-    ]
-    if relu:
-        layers.append(nn.ReLU())
-    return nn.Sequential(*layers)
-
-
 class ChannelShuffle(nn.Module):
     """ShuffleNet's channel shuffle, so that the two groups of the next conv mix."""
 
@@ -146,19 +134,23 @@ class ChannelShuffle(nn.Module):
 
 
 class InvertedResidual(nn.Module):
-    """One FBNet block: 1x1 expand, kxk depthwise, 1x1 project, identity shortcut if possible."""
+    """One FBNet block: 1x1 expand, kxk depthwise, 1x1 project, identity shortcut if possible.
+
+    Unlike :class:`nnlat.zoo.blocks.InvertedResidual`, the expansion is kept at expansion
+    1 and the 1x1 convolutions may be grouped (with a channel shuffle), as in FBNet.
+    """
 
     def __init__(
         self, c_in: int, c_out: int, stride: int, kernel: int, expansion: int, groups: int
     ) -> None:
         super().__init__()
         mid = c_in * expansion
-        layers: list[nn.Module] = [conv_bn(c_in, mid, 1, groups=groups)]
+        layers: list[nn.Module] = [ConvBNAct(c_in, mid, 1, groups=groups)]
         if groups > 1:
             layers.append(ChannelShuffle(groups))
         layers += [
-            conv_bn(mid, mid, kernel, stride, groups=mid),
-            conv_bn(mid, c_out, 1, groups=groups, relu=False),
+            ConvBNAct(mid, mid, kernel, stride, groups=mid),
+            ConvBNAct(mid, c_out, 1, groups=groups, activation=None),
         ]
         self.body = nn.Sequential(*layers)
         self.residual = c_in == c_out and stride == 1
@@ -184,7 +176,7 @@ def layer(op: str, c_in: int, c_out: int, stride: int) -> nn.Module:
     if op == "skip":
         if c_in == c_out and stride == 1:
             return nn.Identity()
-        return conv_bn(c_in, c_out, 1, stride)
+        return ConvBNAct(c_in, c_out, 1, stride)
     kernel, expansion, *group = op.split("_")
     return InvertedResidual(
         c_in,
@@ -201,13 +193,13 @@ def build(config: Config) -> nn.Module:
     stages = [tuple(stage) for stage in config["stages"]]
     ops = iter(parse_arch(config["arch"], num_layers=sum(n for n, _, _ in stages)))
     width = config["stem_channels"]
-    layers: list[nn.Module] = [conv_bn(3, width, 3, config["stem_stride"])]
+    layers: list[nn.Module] = [ConvBNAct(3, width, 3, config["stem_stride"])]
     for count, channels, stride in stages:
         for i in range(count):
             layers.append(layer(next(ops), width, channels, stride if i == 0 else 1))
             width = channels
     layers += [
-        conv_bn(width, config["head_channels"], 1),
+        ConvBNAct(width, config["head_channels"], 1),
         nn.AdaptiveAvgPool2d(1),
         nn.Flatten(),
         nn.Linear(config["head_channels"], config["num_classes"]),

@@ -55,7 +55,12 @@ def sample(rng: random.Random) -> Config:
         rng, width, stem_channels=32, channels=_CHANNELS, blocks=_BLOCKS, strides=_STRIDES
     )
     # torchvision keeps the 1280-wide head for every alpha.
-    return {"resolution": rng.choice(RESOLUTIONS), "num_classes": 1000, **table, "head_channels": 1280}
+    return {
+        "resolution": rng.choice(RESOLUTIONS),
+        "num_classes": 1000,
+        **table,
+        "head_channels": 1280,
+    }
 
 
 def build(config: Config) -> nn.Module:

@@ -57,6 +57,8 @@ _BASE = {
     ),
 }
 _CLASSIFIER = {"large": 1280, "small": 1024}
+# Too long for one line inside the canonical dict below.
+_LARGE_EXPANDED = (16, 64, 72, 72, 120, 120, 240, 200, 184, 184, 480, 672, 672, 960, 960)
 
 CANONICAL: dict[str, Config] = {
     "mobilenet_v3_large": {
@@ -64,7 +66,7 @@ CANONICAL: dict[str, Config] = {
         "num_classes": 1000,
         "stem_channels": 16,
         "kernels": [3, 3, 3, 5, 5, 5, 3, 3, 3, 3, 3, 3, 5, 5, 5],
-        "expanded_channels": [16, 64, 72, 72, 120, 120, 240, 200, 184, 184, 480, 672, 672, 960, 960],
+        "expanded_channels": list(_LARGE_EXPANDED),
         "channels": [16, 24, 24, 40, 40, 40, 80, 80, 80, 80, 112, 112, 160, 160, 160],
         "se": [False] * 3 + [True] * 3 + [False] * 4 + [True] * 5,
         "activations": ["relu"] * 6 + ["hardswish"] * 9,

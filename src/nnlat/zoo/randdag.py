@@ -20,9 +20,10 @@ classifier. Input resolutions are multiples of 32 and the total downsampling is 
 32, so every size is exact and adapters only need power-of-two strides.
 
 To keep networks within reach of a measurement campaign (≤ ``MAX_MACS``), a layer's
-channels/kernel/stride are drawn among the combinations that keep its activation below
-``MAX_ACTIVATION`` elements and its multiply-accumulates below an even share of the
-budget, and a network over budget is redrawn.
+channels/kernel/stride are drawn uniformly among the combinations that keep its output
+below ``MAX_ACTIVATION`` elements, its weights below ``MAX_LAYER_WEIGHTS`` (ResNet's
+largest convolution) and its multiply-accumulates below an even share of the budget; a
+network still over budget is redrawn.
 
 The configuration lists every layer explicitly (``{"op", "inputs", "channels", "kernel",
 "stride"}``, inputs as node indices, 0 being the image), so :func:`build` uses no
@@ -37,6 +38,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from nnlat.zoo.blocks import ConvBNAct
 from nnlat.zoo.family import Config, Family
 
 RESOLUTIONS = (64, 96, 128, 160, 192, 224)
@@ -51,6 +53,8 @@ NUM_CLASSES = 1000
 MAX_DOWNSAMPLING = 32
 MAX_MACS = 2_000_000_000
 MAX_ACTIVATION = 32 * 224 * 224
+# ResNet-18's largest convolution (3x3, 512→512); bounds parameters, and so export time.
+MAX_LAYER_WEIGHTS = 512 * 512 * 3 * 3
 
 Layer = dict[str, Any]
 
@@ -146,15 +150,6 @@ def validate(config: Config) -> None:
             )
 
 
-def conv_bn_relu(c_in: int, c_out: int, kernel: int, stride: int) -> nn.Sequential:
-    """Conv (no bias, "same" padding) → BN → ReLU."""
-    return nn.Sequential(
-        nn.Conv2d(c_in, c_out, kernel, stride, kernel // 2, bias=False),
-        nn.BatchNorm2d(c_out),
-        nn.ReLU(),
-    )
-
-
 def _layer_module(spec: Layer, c_in: int) -> nn.Module:
     op = spec["op"]
     if op == "avgpool":
@@ -163,7 +158,7 @@ def _layer_module(spec: Layer, c_in: int) -> nn.Module:
         return nn.MaxPool2d(2, stride=2)
     channels, kernel, stride = spec["channels"], spec["kernel"], spec["stride"]
     if op == "conv":
-        return conv_bn_relu(c_in, channels, kernel, stride)
+        return ConvBNAct(c_in, channels, kernel, stride)
     return nn.Sequential(
         nn.Conv2d(c_in, c_in, kernel, stride, kernel // 2, groups=c_in, bias=False),
         nn.Conv2d(c_in, channels, 1, bias=False),
@@ -187,7 +182,7 @@ class RandomDAG(nn.Module):
             self.adapters.append(
                 nn.ModuleDict(
                     {
-                        str(i): conv_bn_relu(shapes[i][0], channels, 1, factor // shapes[i][1])
+                        str(i): ConvBNAct(shapes[i][0], channels, 1, factor // shapes[i][1])
                         for i in spec["inputs"]
                         if shapes[i] != (channels, factor)
                     }
@@ -251,14 +246,19 @@ def _random_layer(
     for channels in CHANNELS:
         for kernel in KERNELS:
             for stride in STRIDES:
-                size = resolution // (factor * stride)
                 if factor * stride > MAX_DOWNSAMPLING:
                     continue
+                size = resolution // (factor * stride)
                 cost = _op_macs(op, c_in, channels, kernel, size)
-                options.append((cost, channels * size * size, channels, kernel, stride))
-    fitting = [o for o in options if o[0] <= macs_budget and o[1] <= MAX_ACTIVATION]
+                weights = _op_macs(op, c_in, channels, kernel, 1)  # MACs per pixel = weights
+                options.append((cost, channels * size * size, weights, channels, kernel, stride))
+    fitting = [
+        o
+        for o in options
+        if o[0] <= macs_budget and o[1] <= MAX_ACTIVATION and o[2] <= MAX_LAYER_WEIGHTS
+    ]
     # Nothing fits (a wide, large input): fall back to the cheapest choice.
-    _, _, channels, kernel, stride = rng.choice(fitting) if fitting else min(options)
+    *_, channels, kernel, stride = rng.choice(fitting) if fitting else min(options)
     return {"op": op, "channels": channels, "kernel": kernel, "stride": stride}
 
 
