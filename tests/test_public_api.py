@@ -24,5 +24,7 @@ def test_importing_nnlat_does_not_import_torch() -> None:
     import sys
 
     code = "import sys, nnlat; print('torch' in sys.modules)"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "False"

@@ -28,7 +28,16 @@ def test_json_has_the_documented_keys(model_path: Path) -> None:
     result = runner.invoke(app, ["inspect", str(model_path), "--json", "-b", "2"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
-    for key in ("graph_hash", "flops", "params", "bytes", "nodes", "op_counts", "kernels", "unknown_ops"):
+    for key in (
+        "graph_hash",
+        "flops",
+        "params",
+        "bytes",
+        "nodes",
+        "op_counts",
+        "kernels",
+        "unknown_ops",
+    ):
         assert key in payload
     assert payload["op_counts"] == {"Conv": 1, "Relu": 1}
     assert payload["macs"] == 2 * 8 * 32 * 32 * 27

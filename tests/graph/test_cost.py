@@ -42,8 +42,13 @@ def macs(model: onnx.ModelProto) -> int:
 def test_conv_grouped_dilated_strided() -> None:
     # 1x32x56x56, 64 out, groups 4, 3x3, stride 2, dilation 2, pad 2 → out 28x28
     model = single(
-        "Conv", [("x", [1, 32, 56, 56])], [("w", [64, 8, 3, 3])],
-        group=4, strides=[2, 2], dilations=[2, 2], pads=[2, 2, 2, 2],
+        "Conv",
+        [("x", [1, 32, 56, 56])],
+        [("w", [64, 8, 3, 3])],
+        group=4,
+        strides=[2, 2],
+        dilations=[2, 2],
+        pads=[2, 2, 2, 2],
     )
     assert macs(model) == 64 * 28 * 28 * 8 * 9
 
@@ -72,14 +77,19 @@ def test_batched_broadcast_matmul() -> None:
 
 def test_lstm_counts_all_gates_and_directions() -> None:
     model = single(
-        "LSTM", [("x", [10, 2, 16])], [("w", [2, 128, 16]), ("r", [2, 128, 32])],
-        hidden_size=32, direction="bidirectional",
+        "LSTM",
+        [("x", [10, 2, 16])],
+        [("w", [2, 128, 16]), ("r", [2, 128, 32])],
+        hidden_size=32,
+        direction="bidirectional",
     )
     assert macs(model) == 10 * 2 * 2 * 4 * 32 * (16 + 32)
 
 
 def test_pooling_and_elementwise_families() -> None:
-    pool = graph_cost(load(single("MaxPool", [("x", [1, 4, 8, 8])], kernel_shape=[2, 2], strides=[2, 2])))
+    pool = graph_cost(
+        load(single("MaxPool", [("x", [1, 4, 8, 8])], kernel_shape=[2, 2], strides=[2, 2]))
+    )
     assert pool.flops == 4 * 4 * 4 * 4 and pool.macs == 0
     gap = graph_cost(load(single("GlobalAveragePool", [("x", [1, 4, 8, 8])])))
     assert gap.flops == 4 * 64
@@ -96,10 +106,15 @@ def test_resize_by_mode() -> None:
     for mode, per_output in (("nearest", 1), ("linear", 4)):
         node = helper.make_node("Resize", ["x", "", "s"], ["y"], mode=mode)
         graph = helper.make_graph(
-            [node], "r", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 4])],
-            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializer=[scales],
+            [node],
+            "r",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 4])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+            initializer=[scales],
         )
-        cost = graph_cost(load(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])))
+        cost = graph_cost(
+            load(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+        )
         assert cost.flops == per_output * 3 * 8 * 8
 
 

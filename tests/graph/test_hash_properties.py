@@ -70,7 +70,11 @@ def build(
             inits.append(numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), w))
             ins.append(w)
             attrs = {"kernel_shape": [layer.kernel] * 2, "pads": [layer.kernel // 2] * 4}
-        nodes.append(helper.make_node(layer.op, ins, [tensor[i]], name=f"{names}n{i}", doc_string=doc, **attrs))
+        nodes.append(
+            helper.make_node(
+                layer.op, ins, [tensor[i]], name=f"{names}n{i}", doc_string=doc, **attrs
+            )
+        )
     read = {j for layer in layers for j in layer.inputs}
     leaves = [tensor[i] for i in range(1, len(layers) + 1) if i not in read]
     nodes.append(helper.make_node("Sum", leaves, ["y"], name=f"{names}sum"))
@@ -113,7 +117,9 @@ def test_hash_changes_with_op_type(layers: list[Layer], data: st.DataObject) -> 
     if pool is None:
         changed = Layer("Relu", layer.inputs)
     else:
-        changed = Layer(data.draw(st.sampled_from([op for op in pool if op != layer.op])), layer.inputs)
+        changed = Layer(
+            data.draw(st.sampled_from([op for op in pool if op != layer.op])), layer.inputs
+        )
     mutated = [*layers[:i], changed, *layers[i + 1 :]]
     assert key(build(mutated)) != key(build(layers))
 
@@ -152,7 +158,11 @@ def test_hash_changes_with_an_edge(layers: list[Layer], data: st.DataObject) -> 
     assume(not (old_source and new_source and layers[old_source - 1] == layers[new_source - 1]))
     inputs = list(layer.inputs)
     inputs[slot] = new_source
-    rewired = [*layers[:i], Layer(layer.op, tuple(inputs), layer.kernel, layer.channels), *layers[i + 1 :]]
+    rewired = [
+        *layers[:i],
+        Layer(layer.op, tuple(inputs), layer.kernel, layer.channels),
+        *layers[i + 1 :],
+    ]
     if sorted(inputs) == sorted(layer.inputs) and layer.op in ("Add", "Mul"):
         return  # swapping the operands of a commutative op is the same edge set
     assert key(build(rewired)) != key(build(layers))

@@ -98,7 +98,8 @@ def test_identity_and_dead_nodes_are_removed() -> None:
         helper.make_node("Sigmoid", ["x"], ["unused"]),
     ]
     graph = helper.make_graph(
-        nodes, "g",
+        nodes,
+        "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
     )
@@ -129,7 +130,8 @@ def test_constant_weights_feeding_transpose_are_folded_not_compute() -> None:
         helper.make_node("MatMul", ["x", "wt"], ["y"]),
     ]
     graph = helper.make_graph(
-        nodes, "g",
+        nodes,
+        "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 16])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
         initializer=[w],

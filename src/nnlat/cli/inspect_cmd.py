@@ -9,9 +9,9 @@ import typer
 from rich.table import Table
 
 from nnlat.cli.output import parse_input_shapes, print_json, stdout, user_errors
+from nnlat.graph.load import load
 from nnlat.graph.onnx_io import DEFAULT_MAX_MODEL_BYTES
 from nnlat.graph.summary import ModelSummary, summarize
-from nnlat.graph.load import load
 
 InputShapeOption = Annotated[
     list[str] | None,
@@ -38,7 +38,9 @@ def inspect_command(
     """Show a model's op histogram, FLOPs, params, bytes, graph hash and kernels."""
     shapes = parse_input_shapes(input_shape)
     with user_errors():
-        graph = load(model, input_shapes=shapes, batch_size=batch_size, max_model_bytes=max_model_bytes)
+        graph = load(
+            model, input_shapes=shapes, batch_size=batch_size, max_model_bytes=max_model_bytes
+        )
         summary = summarize(graph)
     if as_json:
         print_json(summary.to_dict())

@@ -75,7 +75,9 @@ def export_command(
             for index, variant in enumerate(generate_variants(family, count, seed)):
                 name = f"{family}_{index:05d}_{variant.graph_hash}.onnx"
                 _write_atomically(out / name, serialize(_storage_model(variant.graph)))
-                records.append({"file": name, "graph_hash": variant.graph_hash, **variant.model.spec})
+                records.append(
+                    {"file": name, "graph_hash": variant.graph_hash, **variant.model.spec}
+                )
                 progress.advance(task)
         manifest = out / "manifest.jsonl"
         _write_atomically(manifest, "".join(json.dumps(r) + "\n" for r in records).encode())

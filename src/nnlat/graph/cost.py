@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from nnlat.graph.ir import Graph, Node, TensorSpec
@@ -62,19 +62,19 @@ class GraphCost:
     uncosted_ops: dict[str, int]
 
 
-class _MissingShape(Exception):
+class _MissingShapeError(Exception):
     """A shape the cost formula needs is unknown."""
 
 
 def _numel(spec: TensorSpec | None) -> int:
     if spec is None or spec.numel is None:
-        raise _MissingShape
+        raise _MissingShapeError
     return spec.numel
 
 
 def _dims(spec: TensorSpec | None) -> tuple[int, ...]:
     if spec is None or not spec.is_static:
-        raise _MissingShape
+        raise _MissingShapeError
     return spec.shape  # type: ignore[return-value]
 
 
@@ -126,7 +126,7 @@ def _rnn(ctx: _Ctx) -> tuple[int, int]:
     seq, batch = (x[1], x[0]) if ctx.node.attr("layout", 0) else (x[0], x[1])
     hidden = int(ctx.node.attr("hidden_size", 0) or 0)
     if hidden == 0:
-        raise _MissingShape
+        raise _MissingShapeError
     directions = 2 if ctx.node.attr("direction", "forward") == "bidirectional" else 1
     gates = _RNN_GATES[ctx.node.op_type]
     steps = seq * batch * directions * gates * hidden
@@ -187,8 +187,16 @@ def _is_param(spec: TensorSpec) -> bool:
     return spec.dtype != "int64"
 
 
-def node_cost(graph: Graph, index: int) -> NodeCost:
+def node_cost(
+    graph: Graph, index: int, outer_weights: Mapping[str, TensorSpec] | None = None
+) -> NodeCost:
     """The cost of node ``index`` of ``graph``.
+
+    Args:
+        graph: the graph holding the node (a sub-graph for an If/Loop body node).
+        index: the node's index in ``graph.nodes``.
+        outer_weights: weights of the enclosing graphs, for a sub-graph node: a body
+            reads the outer graph's weights by name, and they are its parameters too.
 
     Example:
         >>> from nnlat.testing import tiny_model
@@ -200,18 +208,23 @@ def node_cost(graph: Graph, index: int) -> NodeCost:
     family = op_family(node)
     inputs = graph.node_inputs(index)
     outputs = graph.node_outputs(index)
-    moved = [s.nbytes for s in (*inputs, *outputs) if s is not None]
+    # A named tensor without a type is unknown, not free: it makes the node uncosted.
+    names = (*node.inputs, *node.outputs)
+    moved = [
+        None if s is None else s.nbytes
+        for n, s in zip(names, (*inputs, *outputs), strict=True)
+        if n
+    ]
+    weights = {**(outer_weights or {}), **graph.weights}
     params = sum(
-        graph.weights[n].numel or 0
-        for n in node.inputs
-        if n in graph.weights and _is_param(graph.weights[n])
+        weights[n].numel or 0 for n in node.inputs if n in weights and _is_param(weights[n])
     )
     shapes_known = True
     flops = macs = 0
     if family != "unknown":
         try:
             flops, macs = _COST_OF_FAMILY[family](_Ctx(node, inputs, outputs))
-        except _MissingShape:
+        except _MissingShapeError:
             shapes_known = False
     shapes_known = shapes_known and all(m is not None for m in moved)
     return NodeCost(
@@ -225,6 +238,19 @@ def node_cost(graph: Graph, index: int) -> NodeCost:
     )
 
 
+def _scoped_walk(
+    graph: Graph, outer: Mapping[str, TensorSpec]
+) -> list[tuple[Graph, int, Mapping[str, TensorSpec]]]:
+    """``Graph.walk()`` order, with the enclosing graphs' weights visible to each node."""
+    found: list[tuple[Graph, int, Mapping[str, TensorSpec]]] = []
+    inner = {**outer, **graph.weights}
+    for i, node in enumerate(graph.nodes):
+        found.append((graph, i, outer))
+        for sub in node.subgraphs:
+            found.extend(_scoped_walk(sub, inner))
+    return found
+
+
 def graph_cost(graph: Graph) -> GraphCost:
     """Costs of every node of ``graph`` and its sub-graphs, with totals.
 
@@ -236,15 +262,14 @@ def graph_cost(graph: Graph) -> GraphCost:
         (221184, 224)
     """
     costs: list[NodeCost] = []
-    weights: dict[int, set[str]] = {}
+    seen: set[int] = set()  # ids of the weights' specs: one object per weight, any scope
     params = 0
-    for owner, index in graph.walk():
-        costs.append(node_cost(owner, index))
-        seen = weights.setdefault(id(owner), set())
+    for owner, index, outer in _scoped_walk(graph, {}):
+        costs.append(node_cost(owner, index, outer))
         for name in owner.nodes[index].inputs:
-            spec = owner.weights.get(name)
-            if spec is not None and name not in seen and _is_param(spec):
-                seen.add(name)
+            spec = owner.weights.get(name) or outer.get(name)
+            if spec is not None and id(spec) not in seen and _is_param(spec):
+                seen.add(id(spec))
                 params += spec.numel or 0
     unknown = Counter(c.op for c in costs if c.family == "unknown")
     uncosted = Counter(c.op for c in costs if c.family != "unknown" and not c.shapes_known)

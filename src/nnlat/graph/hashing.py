@@ -50,7 +50,9 @@ class GraphKey:
 def _spec_text(spec: TensorSpec | None) -> str:
     if spec is None:
         return "?"
-    shape = "?" if spec.shape is None else ",".join("?" if d is None else str(d) for d in spec.shape)
+    shape = (
+        "?" if spec.shape is None else ",".join("?" if d is None else str(d) for d in spec.shape)
+    )
     return f"{spec.dtype}[{shape}]"
 
 
@@ -89,9 +91,7 @@ def _digest(text: str, size: int) -> str:
 def node_hashes(graph: Graph) -> list[str]:
     """The hash of every node (eq. 1), indexed like ``graph.nodes``."""
     graph_outputs = {spec.name: k for k, spec in enumerate(graph.outputs)}
-    output_index = {
-        name: k for node in graph.nodes for k, name in enumerate(node.outputs) if name
-    }
+    output_index = {name: k for node in graph.nodes for k, name in enumerate(node.outputs) if name}
     feeds: list[list[tuple[int, str, int]]] = [[] for _ in graph.nodes]
     for edge in graph.edges:
         feeds[edge.src].append((edge.dst, edge.tensor, edge.slot))

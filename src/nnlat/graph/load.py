@@ -90,7 +90,8 @@ def to_model_proto(
 
         if not example_shapes:
             raise ModelLoadError(
-                "a torch.nn.Module needs example input shapes, e.g. example_shapes=[(1, 3, 224, 224)]"
+                "a torch.nn.Module needs example input shapes, "
+                "e.g. example_shapes=[(1, 3, 224, 224)]"
             )
         return export_module(source, example_shapes)
     raise ModelLoadError(

@@ -77,9 +77,7 @@ def _evaluate(
     graph = helper.make_graph([node], "fold", inputs, outputs)
     single = helper.make_model(graph, opset_imports=model.opset_import, ir_version=model.ir_version)
     try:
-        results = ReferenceEvaluator(single).run(
-            None, {i.name: values[i.name] for i in inputs}
-        )
+        results = ReferenceEvaluator(single).run(None, {i.name: values[i.name] for i in inputs})
     except Exception:  # the reference evaluator raises many types; keep the node then
         return None
     return [np.asarray(r) for r in results]
@@ -108,9 +106,8 @@ def fold_constants(model: onnx.ModelProto, options: NormalizeOptions) -> bool:
                 result = [_shape_op_value(node, shape)]
         elif _has_subgraph(node) or not all(r in constants for r in reads) or not outputs:
             result = None
-        elif (
-            all(r in values for r in reads)
-            and all(s is not None and math.prod(s) <= KEEP_VALUE_NUMEL for s in shapes)
+        elif all(r in values for r in reads) and all(
+            s is not None and math.prod(s) <= KEEP_VALUE_NUMEL for s in shapes
         ):
             result = _evaluate(node, values, model)
         if result is not None:

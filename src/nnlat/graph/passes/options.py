@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 # A dynamic dimension with no override gets one of these (and a warning).
 DEFAULT_BATCH = 1
-DEFAULT_IMAGE_SIDE = 224  # spatial dims of a rank-4 (NCHW-like) input
+DEFAULT_IMAGE_SIDE = 224  # dynamic non-batch dims of a rank-4 (NCHW or NHWC) input
 DEFAULT_DYNAMIC_DIM = 128  # any other dynamic dim: sequence length, feature count, ...
 
 

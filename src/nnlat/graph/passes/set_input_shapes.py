@@ -23,7 +23,9 @@ from nnlat.graph.passes.options import (
 def _default_dim(axis: int, rank: int) -> int:
     if axis == 0:
         return DEFAULT_BATCH
-    if rank == 4 and axis >= 2:
+    # A dynamic non-batch dim of an image is spatial in NCHW and NHWC (tf2onnx) inputs
+    # alike: real models fix their channel count.
+    if rank == 4:
         return DEFAULT_IMAGE_SIDE
     return DEFAULT_DYNAMIC_DIM
 
@@ -100,6 +102,8 @@ def _clear_inferred_shapes(model: onnx.ModelProto) -> None:
     """Forget inferred shapes so stale ones (e.g. the old batch size) cannot conflict."""
     for graph in iter_graphs(model.graph):
         graph.ClearField("value_info")
-    for output in model.graph.output:
-        if output.type.HasField("tensor_type"):
-            output.type.tensor_type.ClearField("shape")
+        # Outputs are inferred too; a sub-graph's (If branch, Loop body) often carries
+        # the exporter's example shapes, which conflict with new input shapes.
+        for output in graph.output:
+            if output.type.HasField("tensor_type"):
+                output.type.tensor_type.ClearField("shape")
