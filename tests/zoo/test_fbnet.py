@@ -3,7 +3,6 @@
 import csv
 import json
 import random
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,18 +12,6 @@ from nnlat.zoo import get_family
 from nnlat.zoo.fbnet import FAMILY, OPS, arch_config, arch_from_indices, parse_arch
 
 HELP_CSV = Path(__file__).parents[3] / "shared" / "datasets" / "fbnet" / "help_latency_ms.csv"
-
-
-@pytest.fixture(autouse=True)
-def one_thread() -> Iterator[None]:
-    """Run single-threaded: batch-1 forwards of small nets gain nothing from more threads.
-
-    On a busy machine, spinning intra-op threads make these tests several times slower.
-    """
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def dataset_rows(count: int) -> list[dict[str, str]]:

@@ -3,7 +3,6 @@
 import csv
 import json
 import random
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,18 +15,6 @@ HELP_CSV = (
     Path(__file__).parents[3] / "shared" / "datasets" / "nas-bench-201" / "help_latency_ms.csv"
 )
 ALL_NONE = "|none~0|+|none~0|none~1|+|none~0|none~1|none~2|"
-
-
-@pytest.fixture(autouse=True)
-def one_thread() -> Iterator[None]:
-    """Run single-threaded: batch-1 forwards of small nets gain nothing from more threads.
-
-    On a busy machine, spinning intra-op threads make these tests several times slower.
-    """
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def dataset_archs(count: int) -> list[str]:

@@ -2,7 +2,6 @@
 
 import json
 import random
-from collections.abc import Iterator
 
 import pytest
 import torch
@@ -11,18 +10,6 @@ from nnlat.zoo import get_family
 from nnlat.zoo.randdag import FAMILY, MAX_MACS, RESOLUTIONS, build, macs
 
 SAMPLES = [FAMILY.sample(random.Random(seed)) for seed in range(200)]
-
-
-@pytest.fixture(autouse=True)
-def one_thread() -> Iterator[None]:
-    """Run single-threaded: batch-1 forwards of small nets gain nothing from more threads.
-
-    On a busy machine, spinning intra-op threads make these tests several times slower.
-    """
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def hooked_macs(config: dict) -> int:

@@ -86,11 +86,6 @@ def feature_size(resolution: int, kernel_sizes: list[int]) -> int:
     return size
 
 
-def input_shape(config: Config) -> tuple[int, ...]:
-    """The batch-1 input shape ``(1, 3, resolution, resolution)``."""
-    return (1, 3, config["resolution"], config["resolution"])
-
-
 def sample(rng: random.Random) -> Config:
     """Draw an AlexNet variant: per-layer widths and kernels, head width and resolution.
 
@@ -119,7 +114,6 @@ FAMILY = Family(
     summary="AlexNet (Krizhevsky et al. 2012): five convs and an MLP head, torchvision layout",
     sample=sample,
     build=build,
-    input_shape=input_shape,
     canonical={
         "alexnet": {
             "widths": list(_WIDTHS),

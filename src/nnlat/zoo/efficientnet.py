@@ -92,16 +92,10 @@ def build(config: Config) -> nn.Module:
     )
 
 
-def input_shape(config: Config) -> tuple[int, int, int, int]:
-    """The batch-1 input shape ``(1, 3, resolution, resolution)``."""
-    return (1, 3, config["resolution"], config["resolution"])
-
-
 FAMILY = Family(
     name="efficientnet",
     summary="EfficientNet MBConv with SiLU and squeeze-excite (Tan & Le 2019), B0 layout",
     sample=sample,
     build=build,
-    input_shape=input_shape,
     canonical=CANONICAL,
 )

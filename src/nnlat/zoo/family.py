@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 Config = dict[str, Any]
 
 
+def square_image_input(config: Config) -> tuple[int, ...]:
+    """``(1, 3, R, R)`` with ``R = config["resolution"]``: the input of every image family."""
+    return (1, 3, config["resolution"], config["resolution"])
+
+
 @dataclass(frozen=True)
 class Family:
     """A model family or search space.
@@ -34,7 +39,8 @@ class Family:
         sample: draws a random configuration from a seeded ``random.Random``.
         build: builds the ``torch.nn.Module`` of a configuration (weights uninitialised
             values do not matter: only the structure is exported).
-        input_shape: the (batch-1) input shape of a configuration, e.g. ``(1, 3, 224, 224)``.
+        input_shape: the (batch-1) input shape of a configuration; by default
+            :func:`square_image_input`.
         canonical: named configurations that reproduce published architectures,
             e.g. ``{"resnet18": {...}, "resnet50": {...}}``.
     """
@@ -43,7 +49,7 @@ class Family:
     summary: str
     sample: Callable[[random.Random], Config]
     build: Callable[[Config], torch.nn.Module]
-    input_shape: Callable[[Config], tuple[int, ...]]
+    input_shape: Callable[[Config], tuple[int, ...]] = square_image_input
     canonical: Mapping[str, Config] = field(default_factory=dict)
 
     def model(self, config: Config) -> ZooModel:

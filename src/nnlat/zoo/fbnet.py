@@ -212,16 +212,10 @@ def sample(rng: random.Random) -> Config:
     return arch_config("-".join(rng.choice(OPS) for _ in range(NUM_LAYERS)))
 
 
-def input_shape(config: Config) -> tuple[int, ...]:
-    """(1, 3, resolution, resolution)."""
-    return (1, 3, config["resolution"], config["resolution"])
-
-
 FAMILY = Family(
     name="fbnet",
     summary="FBNet space as in HW-NAS-Bench/HELP: 22 searchable layers, CIFAR-100",
     sample=sample,
     build=build,
-    input_shape=input_shape,
     canonical={"fbnet_all_k3_e1": arch_config("-".join(["k3_e1"] * NUM_LAYERS))},
 )

@@ -109,11 +109,6 @@ def build(config: Config) -> nn.Module:
     return nn.Sequential(*layers)
 
 
-def input_shape(config: Config) -> tuple[int, ...]:
-    """The batch-1 input shape ``(1, 3, resolution, resolution)``."""
-    return (1, 3, config["resolution"], config["resolution"])
-
-
 def sample(rng: random.Random) -> Config:
     """Draw a GoogLeNet variant: stage depths and widths, branch kernels, stem, resolution.
 
@@ -149,7 +144,6 @@ FAMILY = Family(
     summary="GoogLeNet (Szegedy et al. 2015): Inception v1 with BatchNorm, torchvision layout",
     sample=sample,
     build=build,
-    input_shape=input_shape,
     canonical={
         "googlenet": {
             "stem_widths": [64, 64, 192],

@@ -81,16 +81,10 @@ def build(config: Config) -> nn.Module:
     )
 
 
-def input_shape(config: Config) -> tuple[int, int, int, int]:
-    """The batch-1 input shape ``(1, 3, resolution, resolution)``."""
-    return (1, 3, config["resolution"], config["resolution"])
-
-
 FAMILY = Family(
     name="mnasnet",
     summary="MNASNet-B1 inverted residuals found by platform-aware NAS (Tan et al. 2019)",
     sample=sample,
     build=build,
-    input_shape=input_shape,
     canonical=CANONICAL,
 )

@@ -80,16 +80,10 @@ def build(config: Config) -> nn.Module:
     )
 
 
-def input_shape(config: Config) -> tuple[int, int, int, int]:
-    """The batch-1 input shape ``(1, 3, resolution, resolution)``."""
-    return (1, 3, config["resolution"], config["resolution"])
-
-
 FAMILY = Family(
     name="mobilenetv2",
     summary="MobileNetV2 inverted residuals (Sandler et al. 2018), torchvision layout",
     sample=sample,
     build=build,
-    input_shape=input_shape,
     canonical=CANONICAL,
 )

@@ -180,16 +180,10 @@ def build(config: Config) -> nn.Module:
     )
 
 
-def input_shape(config: Config) -> tuple[int, int, int, int]:
-    """The batch-1 input shape ``(1, 3, resolution, resolution)``."""
-    return (1, 3, config["resolution"], config["resolution"])
-
-
 FAMILY = Family(
     name="mobilenetv3",
     summary="MobileNetV3 Large/Small with Hardswish and squeeze-excite (Howard et al. 2019)",
     sample=sample,
     build=build,
-    input_shape=input_shape,
     canonical=CANONICAL,
 )

@@ -225,16 +225,10 @@ def sample(rng: random.Random) -> Config:
     return arch_config(arch_string(nodes))
 
 
-def input_shape(config: Config) -> tuple[int, ...]:
-    """(1, 3, resolution, resolution)."""
-    return (1, 3, config["resolution"], config["resolution"])
-
-
 FAMILY = Family(
     name="nasbench201",
     summary="NAS-Bench-201 cell space on its CIFAR skeleton (15,625 architectures)",
     sample=sample,
     build=build,
-    input_shape=input_shape,
     canonical={"nb201_all_conv3x3": arch_config(ALL_CONV3X3)},
 )

@@ -280,15 +280,9 @@ def sample(rng: random.Random) -> Config:
             return config
 
 
-def input_shape(config: Config) -> tuple[int, ...]:
-    """(1, 3, resolution, resolution)."""
-    return (1, 3, config["resolution"], config["resolution"])
-
-
 FAMILY = Family(
     name="randdag",
     summary="COBRA-style random ResNet-like DAGs with any-to-any skip connections",
     sample=sample,
     build=build,
-    input_shape=input_shape,
 )

@@ -39,6 +39,7 @@ NNLQP_FAMILIES = (
     "vgg",
 )
 
+
 @functools.cache
 def families() -> Registry[Family]:
     """The registry of all families (imports their modules, and so torch, on first call)."""

@@ -119,11 +119,6 @@ def build(config: Config) -> nn.Module:
     return nn.Sequential(*layers)
 
 
-def input_shape(config: Config) -> tuple[int, ...]:
-    """The batch-1 input shape ``(1, 3, resolution, resolution)``."""
-    return (1, 3, config["resolution"], config["resolution"])
-
-
 def sample(rng: random.Random) -> Config:
     """Draw a ResNet variant: block type, depths, widths, kernels, stem and resolution.
 
@@ -168,7 +163,6 @@ FAMILY = Family(
     summary="ResNet (He et al. 2016): basic/bottleneck residual blocks, torchvision layout",
     sample=sample,
     build=build,
-    input_shape=input_shape,
     canonical={
         "resnet18": _canonical("basic", [2, 2, 2, 2]),
         "resnet34": _canonical("basic", [3, 4, 6, 3]),

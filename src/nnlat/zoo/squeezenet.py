@@ -74,11 +74,6 @@ def build(config: Config) -> nn.Module:
     return nn.Sequential(*layers)
 
 
-def input_shape(config: Config) -> tuple[int, ...]:
-    """The batch-1 input shape ``(1, 3, resolution, resolution)``."""
-    return (1, 3, config["resolution"], config["resolution"])
-
-
 def fire_modules(
     depths: list[int], base_e: int, incr_e: int, freq: int, pct_3x3: float, sr: float
 ) -> list[list[list[int]]]:
@@ -161,7 +156,6 @@ FAMILY = Family(
     summary="SqueezeNet (Iandola et al. 2016): Fire modules, torchvision versions 1.0 and 1.1",
     sample=sample,
     build=build,
-    input_shape=input_shape,
     canonical={
         "squeezenet1_0": _canonical(96, 7, [3, 4, 1]),
         "squeezenet1_1": _canonical(64, 3, [2, 2, 4]),

@@ -65,11 +65,6 @@ def build(config: Config) -> nn.Module:
     return nn.Sequential(*layers)
 
 
-def input_shape(config: Config) -> tuple[int, ...]:
-    """The batch-1 input shape ``(1, 3, resolution, resolution)``."""
-    return (1, 3, config["resolution"], config["resolution"])
-
-
 def sample(rng: random.Random) -> Config:
     """Draw a VGG variant: depths, narrower widths, kernels, BatchNorm, head and resolution.
 
@@ -114,7 +109,6 @@ FAMILY = Family(
     summary="VGG (Simonyan & Zisserman 2015): five conv stages and an MLP head",
     sample=sample,
     build=build,
-    input_shape=input_shape,
     canonical={
         "vgg11": _canonical([1, 1, 2, 2, 2]),
         "vgg16": _canonical([2, 2, 3, 3, 3]),

@@ -202,16 +202,10 @@ def build(config: Config) -> nn.Module:
     return VisionTransformer(**config)
 
 
-def input_shape(config: Config) -> tuple[int, int, int, int]:
-    """The batch-1 input shape ``(1, 3, resolution, resolution)``."""
-    return (1, 3, config["resolution"], config["resolution"])
-
-
 FAMILY = Family(
     name="vit",
     summary="Vision Transformer with explicit attention (Dosovitskiy et al. 2021; DeiT sizes)",
     sample=sample,
     build=build,
-    input_shape=input_shape,
     canonical=CANONICAL,
 )
