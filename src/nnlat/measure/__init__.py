@@ -1,0 +1,1 @@
+"""How a latency is measured, independent of who asked: backends, protocol, statistics."""

@@ -1,0 +1,117 @@
+"""Values of the measurement protocol: what to measure, raw samples, statistics, result.
+
+Bump :data:`PROTOCOL_VERSION` whenever the way a number is produced changes (warm-up,
+stopping rule, statistics, input generation): it is part of every cache key, so numbers
+from different protocols are never mixed.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PROTOCOL_VERSION = 1
+
+Status = Literal["ok", "failed", "unsupported"]
+
+
+class MeasureSpec(BaseModel):
+    """What to measure and how hard to try.
+
+    Attributes:
+        batch_size: dimension 0 of every input.
+        input_shapes: input name → full shape overrides (fix dynamic dimensions).
+        warmup_min_runs: runs always discarded before timing.
+        warmup_max_s: stop warming up after this long even if timings have not settled.
+        min_runs: timed runs always taken.
+        max_runs: stop after this many timed runs.
+        max_time_s: stop timing after this long.
+        target_rel_ci: stop once the 95 % confidence half-width of the median is within
+            this fraction of the median.
+        unstable_cv: a coefficient of variation above this marks the result unstable.
+        seed: seed of the random inputs and weights.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    batch_size: int = Field(default=1, ge=1)
+    input_shapes: dict[str, tuple[int, ...]] = Field(default_factory=dict)
+    warmup_min_runs: int = Field(default=5, ge=0)
+    warmup_max_s: float = Field(default=5.0, gt=0)
+    min_runs: int = Field(default=20, ge=3)
+    max_runs: int = Field(default=2000, ge=3)
+    max_time_s: float = Field(default=10.0, gt=0)
+    target_rel_ci: float = Field(default=0.01, gt=0)
+    unstable_cv: float = Field(default=0.10, gt=0)
+    seed: int = 0
+
+
+class RawSamples(BaseModel):
+    """What a backend's timing loop returns.
+
+    Attributes:
+        latencies_ms: timed runs, in order, after warm-up.
+        warmup_ms: the discarded warm-up runs, in order (the first is the cold run).
+        compile_ms: model transformation time (session creation, compilation).
+        peak_memory_bytes: peak resident memory growth during the run, if known.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    latencies_ms: tuple[float, ...]
+    warmup_ms: tuple[float, ...] = ()
+    compile_ms: float | None = None
+    peak_memory_bytes: int | None = None
+
+
+class LatencyStats(BaseModel):
+    """Summary statistics of the timed runs, in milliseconds.
+
+    Attributes:
+        n: number of timed runs.
+        median_ci95_ms: half-width of the 95 % confidence interval of the median.
+        cv: coefficient of variation (std / mean).
+        stable: False when ``cv`` exceeds the spec's ``unstable_cv``.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    n: int
+    mean_ms: float
+    median_ms: float
+    p90_ms: float
+    p99_ms: float
+    std_ms: float
+    cv: float
+    min_ms: float
+    max_ms: float
+    median_ci95_ms: float
+    stable: bool
+
+
+class Measurement(BaseModel):
+    """One measured (or failed) latency of a model on a platform.
+
+    The cache key is ``(graph_hash, platform, batch_size, input_shapes, protocol_version)``.
+    A failure to convert or run is a result too: ``status`` says which and ``error`` holds
+    the runtime's message.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    graph_hash: str
+    platform: str
+    batch_size: int
+    input_shapes: dict[str, tuple[int, ...]]
+    protocol_version: int = PROTOCOL_VERSION
+    status: Status
+    error: str | None = None
+    stats: LatencyStats | None = None
+    compile_ms: float | None = None
+    cold_ms: float | None = None
+    peak_memory_bytes: int | None = None
+    environment: dict[str, str] = Field(default_factory=dict)
+    source: str = "measured"
+    created_at: datetime
