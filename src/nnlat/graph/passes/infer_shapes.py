@@ -56,10 +56,10 @@ def infer_shapes(model: onnx.ModelProto, options: NormalizeOptions) -> None:
     # Inference merges into the shapes already there and never loosens them, so shapes
     # derived from the previous seeding are forgotten first.
     if _seed_loop_states(model, relax=False):
-        _forget_inferred_shapes(model)
+        forget_inferred_shapes(model)
         _run_inference(model)
     if _seed_loop_states(model, relax=True):
-        _forget_inferred_shapes(model)
+        forget_inferred_shapes(model)
         _run_inference(model)
     if _type_loop_outputs(model):
         _run_inference(model)
@@ -111,7 +111,7 @@ def _restore(model: onnx.ModelProto, swapped: list[tuple[int, int, onnx.NodeProt
         graphs[g].node[n].CopyFrom(original)
 
 
-def _forget_inferred_shapes(model: onnx.ModelProto) -> None:
+def forget_inferred_shapes(model: onnx.ModelProto) -> None:
     """Drop every inferred intermediate and output shape (graph inputs are kept)."""
     for graph in iter_graphs(model.graph):
         graph.ClearField("value_info")

@@ -11,7 +11,7 @@ import warnings
 import onnx
 
 from nnlat.errors import InvalidInputShapeError, NnlatWarning
-from nnlat.graph.onnx_io import iter_graphs
+from nnlat.graph.passes.infer_shapes import forget_inferred_shapes
 from nnlat.graph.passes.options import (
     DEFAULT_BATCH,
     DEFAULT_DYNAMIC_DIM,
@@ -95,15 +95,5 @@ def set_input_shapes(model: onnx.ModelProto, options: NormalizeOptions) -> None:
             NnlatWarning,
             stacklevel=2,
         )
-    _clear_inferred_shapes(model)
-
-
-def _clear_inferred_shapes(model: onnx.ModelProto) -> None:
-    """Forget inferred shapes so stale ones (e.g. the old batch size) cannot conflict."""
-    for graph in iter_graphs(model.graph):
-        graph.ClearField("value_info")
-        # Outputs are inferred too; a sub-graph's (If branch, Loop body) often carries
-        # the exporter's example shapes, which conflict with new input shapes.
-        for output in graph.output:
-            if output.type.HasField("tensor_type"):
-                output.type.tensor_type.ClearField("shape")
+    # Stale inferred shapes (e.g. of the old batch size) would conflict with the new ones.
+    forget_inferred_shapes(model)
