@@ -1,4 +1,4 @@
-"""Tests of the EfficientNet family (the contract all families keep is in test_family_contract.py)."""
+"""Tests of the EfficientNet family (shared contract: test_family_contract.py)."""
 
 import torch
 

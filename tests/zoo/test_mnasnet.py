@@ -1,4 +1,4 @@
-"""Tests of the MNASNet family (the contract all families keep is in test_family_contract.py)."""
+"""Tests of the MNASNet family (shared contract: test_family_contract.py)."""
 
 import random
 

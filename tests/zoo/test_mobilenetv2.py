@@ -1,4 +1,4 @@
-"""Tests of the MobileNetV2 family (the contract all families keep is in test_family_contract.py)."""
+"""Tests of the MobileNetV2 family (shared contract: test_family_contract.py)."""
 
 from nnlat.zoo import get_family
 

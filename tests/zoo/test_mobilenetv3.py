@@ -1,4 +1,4 @@
-"""Tests of the MobileNetV3 family (the contract all families keep is in test_family_contract.py)."""
+"""Tests of the MobileNetV3 family (shared contract: test_family_contract.py)."""
 
 import pytest
 

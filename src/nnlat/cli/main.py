@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from nnlat.cli import zoo_cmd
+from nnlat.cli import db_cmd, zoo_cmd
 from nnlat.cli.inspect_cmd import inspect_command
+from nnlat.cli.query_cmd import platforms_command, query_command
 
 app = typer.Typer(
     name="nnlat",
@@ -14,7 +15,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command("inspect")(inspect_command)
+app.command("query")(query_command)
+app.command("platforms")(platforms_command)
 app.add_typer(zoo_cmd.app, name="zoo")
+app.add_typer(db_cmd.app, name="db")
 
 
 def main() -> None:

@@ -97,6 +97,11 @@ class Measurement(BaseModel):
     The cache key is ``(graph_hash, platform, batch_size, input_shapes, protocol_version)``.
     A failure to convert or run is a result too: ``status`` says which and ``error`` holds
     the runtime's message.
+
+    ``stop_reason`` says why timing stopped (``"ci"``: the median's confidence interval
+    reached the target; ``"max_runs"`` / ``"max_time"``: a budget ran out) and
+    ``warmup_settled`` whether warm-up ended because timings settled rather than on its
+    time limit; both are None for results that never reached timing.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -115,3 +120,5 @@ class Measurement(BaseModel):
     environment: dict[str, str] = Field(default_factory=dict)
     source: str = "measured"
     created_at: datetime
+    stop_reason: Literal["ci", "max_runs", "max_time"] | None = None
+    warmup_settled: bool | None = None

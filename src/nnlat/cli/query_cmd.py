@@ -1,0 +1,122 @@
+"""``nnlat query`` and ``nnlat platforms``: true latencies, measured once then cached."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from nnlat.cli.db_cmd import DbUrlOption
+from nnlat.cli.inspect_cmd import InputShapeOption
+from nnlat.cli.output import parse_input_shapes, print_json, stdout, user_errors
+
+
+def query_command(
+    model: Annotated[Path, typer.Argument(help="An ONNX file.")],
+    platform: Annotated[
+        str | None,
+        typer.Option(
+            "--platform",
+            "-p",
+            help="See `nnlat platforms`; default: this host's onnxruntime fp32 1-thread platform.",
+        ),
+    ] = None,
+    batch_size: Annotated[int, typer.Option("--batch-size", "-b", help="Batch size.")] = 1,
+    input_shape: InputShapeOption = None,
+    inputs: Annotated[
+        Path | None, typer.Option("--inputs", help="Real inputs: an .npz with one array per input.")
+    ] = None,
+    refresh: Annotated[bool, typer.Option("--refresh", help="Measure again.")] = False,
+    max_time: Annotated[
+        float, typer.Option("--max-time", help="Timing budget per measurement, seconds.")
+    ] = 10.0,
+    db: DbUrlOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """The latency of MODEL on PLATFORM: from the database, or measured now and stored."""
+    from nnlat.measure.types import MeasureSpec
+    from nnlat.query import QueryEngine
+    from nnlat.store import Store
+
+    shapes = parse_input_shapes(input_shape)
+    with user_errors():
+        if batch_size <= 0:
+            from nnlat.errors import InvalidInputShapeError
+
+            raise InvalidInputShapeError(f"batch size must be positive, got {batch_size}")
+        if platform is None:
+            from nnlat.measure.runner import reference_platform
+
+            platform = reference_platform().name
+        with Store.open(db) as store:
+            engine = QueryEngine(store, MeasureSpec(max_time_s=max_time))
+            result = engine.query(
+                model, platform, batch_size, shapes, refresh=refresh, inputs=inputs
+            )
+    payload = result.to_dict()
+    if as_json:
+        print_json(payload)
+        return
+    source = "cached" if result.cached else "measured now"
+    stdout.print(f"[bold]{model.name}[/] on [bold]{platform}[/] (batch {batch_size}, {source})")
+    if payload["status"] != "ok":
+        stdout.print(f"[red]{payload['status']}:[/] {payload['error']}", highlight=False)
+        raise typer.Exit(1)
+    lat = payload["latency_ms"]
+    table = Table.grid(padding=(0, 2))
+    table.add_row("median", f"[bold]{lat['median']:.3f} ms[/] ± {lat['median_ci95']:.3f} (95 % CI)")
+    table.add_row("mean / std", f"{lat['mean']:.3f} / {lat['std']:.3f} ms (CV {lat['cv']:.1%})")
+    table.add_row("p90 / p99 / min", f"{lat['p90']:.3f} / {lat['p99']:.3f} / {lat['min']:.3f} ms")
+    table.add_row("runs", str(lat["n"]))
+    if not payload["stable"]:
+        table.add_row("[yellow]unstable[/]", "[yellow]high variation: rerun on a quiet machine[/]")
+    if payload["peak_memory_bytes"] is not None:
+        table.add_row("peak memory", f"{payload['peak_memory_bytes'] / 1e6:,.1f} MB")
+    table.add_row("graph hash", payload["graph_hash"])
+    stdout.print(table)
+
+
+def platforms_command(
+    db: DbUrlOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """List the platforms of this host and those registered in the database."""
+    from nnlat.measure.runner import available_platforms
+    from nnlat.store import Store
+
+    with user_errors():
+        local = {p.name: p for p in available_platforms()}
+        with Store.open(db) as store:
+            stored = {r.platform.name: r.platform for r in store.list_platforms()}
+    rows = []
+    for name in sorted(local.keys() | stored.keys()):
+        p = local.get(name) or stored[name]
+        rows.append(
+            {
+                "name": name,
+                "hardware": p.hardware,
+                "runtime": p.runtime,
+                "runtime_version": p.runtime_version,
+                "dtype": p.dtype,
+                "threads": p.threads,
+                "device": p.device,
+                "available": name in local,
+                "registered": name in stored,
+            }
+        )
+    if as_json:
+        print_json({"platforms": rows})
+        return
+    table = Table("platform", "runtime", "dtype", "threads", "available here", "in database")
+    for r in rows:
+        table.add_row(
+            r["name"],
+            f"{r['runtime']} {r['runtime_version']}",
+            r["dtype"],
+            str(r["threads"] or "default"),
+            "yes" if r["available"] else "no",
+            "yes" if r["registered"] else "no",
+        )
+    stdout.print(table)

@@ -1,0 +1,192 @@
+"""onnxruntime on the CPU: fp32, and int8 by static QDQ quantization.
+
+fp32 runs the graph's storage form with seeded random weights
+(:func:`~nnlat.measure.inputs.materialize_weights`). int8 follows onnxruntime's own
+recipe: ``quant_pre_process`` (optimisation and shape inference), then
+``quantize_static`` to QDQ format — uint8 activations, int8 weights, per-channel, MinMax
+calibration over :data:`CALIBRATION_SAMPLES` random input sets — the format its CPU
+provider fuses into integer kernels (VNNI / AMX where the CPU has them). Quantization
+time is part of the compile time.
+
+Sessions run sequentially with ``intra_op_num_threads = threads`` (the runtime default
+when threads is None) and one inter-op thread; with one thread the inference runs on the
+caller's thread: the reference platform of nnlat.
+
+onnxruntime is imported inside the methods, so importing this module is cheap.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nnlat.measure.backends.base import Availability, RunResult, graph_for
+from nnlat.measure.environment import detect_hardware
+from nnlat.measure.inputs import materialize_weights, random_inputs
+from nnlat.measure.types import MeasureSpec
+from nnlat.platform import Platform, UnknownPlatformError
+
+CALIBRATION_SAMPLES = 8
+
+
+class OrtPrepared:
+    """An ``onnxruntime.InferenceSession`` ready to be timed."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self._output_names = [o.name for o in session.get_outputs()]
+
+    def run(self, inputs: Mapping[str, np.ndarray]) -> RunResult:
+        """One timed ``session.run``."""
+        feed = dict(inputs)
+        start = time.perf_counter_ns()
+        outputs = self.session.run(self._output_names, feed)
+        elapsed = time.perf_counter_ns() - start
+        return RunResult(elapsed / 1e6, tuple(outputs))
+
+    def threads_in_use(self) -> int | None:
+        """The session's ``intra_op_num_threads`` (None for the runtime default)."""
+        threads = self.session.get_session_options().intra_op_num_threads
+        return threads or None
+
+    def close(self) -> None:
+        """Drop the session."""
+        self.session = None
+
+
+class _RandomCalibration:
+    """A CalibrationDataReader over seeded random input sets."""
+
+    def __init__(self, graph: Any, seed: int, samples: int) -> None:
+        self._batches: Iterator[dict[str, np.ndarray]] = (
+            random_inputs(graph, seed + i) for i in range(samples)
+        )
+
+    def get_next(self) -> dict[str, np.ndarray] | None:
+        return next(self._batches, None)
+
+
+class OrtBackend:
+    """onnxruntime's CPU execution provider, fp32 or int8 (QDQ).
+
+    Example:
+        >>> OrtBackend().platform(1, "fp32").runtime
+        'ort'
+    """
+
+    name = "ort"
+    dtypes = ("fp32", "int8")
+    runs_zoo_modules = False
+
+    def available(self) -> Availability:
+        """onnxruntime is importable and has its CPU provider."""
+        try:
+            import onnxruntime
+        except ImportError as exc:
+            return Availability(
+                False, f"onnxruntime is not installed ({exc}): pip install onnxruntime"
+            )
+        if "CPUExecutionProvider" not in onnxruntime.get_available_providers():
+            return Availability(False, "this onnxruntime build has no CPUExecutionProvider")
+        return Availability(True)
+
+    def platforms(self) -> list[Platform]:
+        """fp32 on 1 thread (the reference), fp32 on the default threads, int8 on 1 thread."""
+        if not self.available():
+            return []
+        return [self.platform(1, "fp32"), self.platform(None, "fp32"), self.platform(1, "int8")]
+
+    def platform(self, threads: int | None, dtype: str) -> Platform:
+        """The CPU platform with ``threads`` intra-op threads and ``dtype``."""
+        if dtype not in self.dtypes:
+            raise UnknownPlatformError(f"onnxruntime runs {', '.join(self.dtypes)}, not {dtype}")
+        return Platform(
+            hardware=detect_hardware().hardware,
+            runtime=self.name,
+            runtime_version=importlib.metadata.version("onnxruntime"),
+            dtype=dtype,
+            threads=threads,
+        )
+
+    def prepare(self, model: Any, platform: Platform, spec: MeasureSpec) -> OrtPrepared:
+        """Materialise weights, quantize for int8, and create the session."""
+        import onnxruntime as ort
+
+        graph = graph_for(model, spec)
+        proto = materialize_weights(graph.onnx_bytes, spec.seed)
+        # The onnx package may stamp a newer IR version than this onnxruntime reads; the
+        # normalised graph uses nothing IR-specific, so stamping the older one is safe.
+        proto.ir_version = min(proto.ir_version, max_ir_version())
+        if platform.dtype == "int8":
+            data = _quantize(proto, graph, spec.seed)
+        else:
+            data = proto.SerializeToString()
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = platform.threads or 0
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3  # errors only: warnings about unused initializers
+        session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+        return OrtPrepared(session)
+
+
+@functools.cache
+def max_ir_version() -> int:
+    """The newest ONNX IR version this onnxruntime loads (probed once with an Identity).
+
+    Example:
+        >>> max_ir_version() >= 7
+        True
+    """
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    value = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["y"])],
+        "probe",
+        [value],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    for version in range(onnx.IR_VERSION, 6, -1):
+        model.ir_version = version
+        try:
+            ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+        except Exception:  # "Unsupported model IR version": try the one before
+            continue
+        return version
+    return 7
+
+
+def _quantize(proto: Any, graph: Any, seed: int) -> bytes:
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    with tempfile.TemporaryDirectory(prefix="nnlat-int8-") as tmp:
+        source = Path(tmp) / "fp32.onnx"
+        processed = Path(tmp) / "pre.onnx"
+        quantized = Path(tmp) / "int8.onnx"
+        # Paths, not protos: given a ModelProto, quant_pre_process mishandles its weights.
+        source.write_bytes(proto.SerializeToString())
+        # Shapes are static after normalisation: symbolic shape inference adds nothing.
+        quant_pre_process(source, processed, skip_symbolic_shape=True)
+        quantize_static(
+            processed,
+            quantized,
+            _RandomCalibration(graph, seed, CALIBRATION_SAMPLES),
+            quant_format=QuantFormat.QDQ,
+            per_channel=True,
+            activation_type=QuantType.QUInt8,
+            weight_type=QuantType.QInt8,
+        )
+        return quantized.read_bytes()

@@ -1,0 +1,121 @@
+"""OpenVINO on the CPU, fp32 (the ``openvino`` wheel: ``pip install 'nnlat[openvino]'``).
+
+The ONNX storage form gets seeded random weights, is read by OpenVINO's ONNX frontend and
+compiled for the ``CPU`` device with ``INFERENCE_NUM_THREADS = threads``, one stream and
+the latency hint. ``INFERENCE_PRECISION_HINT`` is pinned to ``f32``: on CPUs with
+AVX512-BF16 or AMX OpenVINO otherwise silently runs "fp32" models in bfloat16.
+
+openvino is imported inside the methods, so importing this module is cheap.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nnlat.measure.backends.base import Availability, RunResult, graph_for
+from nnlat.measure.environment import detect_hardware
+from nnlat.measure.inputs import materialize_weights
+from nnlat.measure.types import MeasureSpec
+from nnlat.platform import Platform, UnknownPlatformError
+
+
+class OpenVinoPrepared:
+    """A compiled OpenVINO model and one infer request, ready to be timed."""
+
+    def __init__(self, compiled: Any) -> None:
+        self.compiled = compiled
+        self.request = compiled.create_infer_request()
+        self._outputs = list(compiled.outputs)
+
+    def run(self, inputs: Mapping[str, np.ndarray]) -> RunResult:
+        """One timed synchronous ``infer``."""
+        feed = dict(inputs)
+        start = time.perf_counter_ns()
+        # share_inputs: no copy of the inputs into OpenVINO tensors inside the timing.
+        result = self.request.infer(feed, share_inputs=True)
+        elapsed = time.perf_counter_ns() - start
+        return RunResult(elapsed / 1e6, tuple(np.asarray(result[o]) for o in self._outputs))
+
+    def threads_in_use(self) -> int | None:
+        """The compiled model's ``INFERENCE_NUM_THREADS``."""
+        return int(self.compiled.get_property("INFERENCE_NUM_THREADS")) or None
+
+    def close(self) -> None:
+        """Drop the request and the compiled model."""
+        self.request = None
+        self.compiled = None
+
+
+class OpenVinoBackend:
+    """OpenVINO's CPU plugin, fp32.
+
+    Example:
+        >>> OpenVinoBackend().name
+        'openvino'
+    """
+
+    name = "openvino"
+    dtypes = ("fp32",)
+    runs_zoo_modules = False
+
+    def available(self) -> Availability:
+        """openvino is importable and sees a CPU device."""
+        try:
+            import openvino
+        except ImportError as exc:
+            return Availability(
+                False, f"openvino is not installed ({exc}): pip install 'nnlat[openvino]'"
+            )
+        core = openvino.Core()
+        if "CPU" not in core.available_devices:
+            return Availability(False, "OpenVINO sees no CPU device on this host")
+        # Loads the CPU plugin now, so that the first measurement's peak memory does not
+        # include loading the library.
+        core.get_property("CPU", "FULL_DEVICE_NAME")
+        return Availability(True)
+
+    def platforms(self) -> list[Platform]:
+        """fp32 on 1 thread and on the default threads."""
+        if not self.available():
+            return []
+        return [self.platform(1, "fp32"), self.platform(None, "fp32")]
+
+    def platform(self, threads: int | None, dtype: str) -> Platform:
+        """The CPU platform with ``threads`` inference threads."""
+        if dtype not in self.dtypes:
+            raise UnknownPlatformError(f"OpenVINO runs {', '.join(self.dtypes)}, not {dtype}")
+        return Platform(
+            hardware=detect_hardware().hardware,
+            runtime=self.name,
+            runtime_version=importlib.metadata.version("openvino"),
+            dtype=dtype,
+            threads=threads,
+        )
+
+    def prepare(self, model: Any, platform: Platform, spec: MeasureSpec) -> OpenVinoPrepared:
+        """Materialise weights, read the ONNX model and compile it for the CPU."""
+        import openvino
+
+        graph = graph_for(model, spec)
+        proto = materialize_weights(graph.onnx_bytes, spec.seed)
+        config: dict[str, Any] = {
+            "PERFORMANCE_HINT": "LATENCY",
+            "NUM_STREAMS": 1,
+            "INFERENCE_PRECISION_HINT": "f32",
+        }
+        if platform.threads:
+            config["INFERENCE_NUM_THREADS"] = platform.threads
+        core = openvino.Core()
+        with tempfile.TemporaryDirectory(prefix="nnlat-ov-") as tmp:
+            path = Path(tmp) / "model.onnx"
+            path.write_bytes(proto.SerializeToString())
+            ov_model = core.read_model(str(path))
+        compiled = core.compile_model(ov_model, "CPU", config)
+        return OpenVinoPrepared(compiled)

@@ -1,0 +1,330 @@
+"""Data to run a model with: random inputs, user inputs from an ``.npz``, random weights.
+
+Latency rarely depends on values, but a few things must hold for a run to be valid:
+
+* **integer inputs** are token ids, positions, lengths or indices. They are drawn from
+  ``[0, bound)`` with ``bound = min(100, every Gather-style table they index (followed
+  through Cast/Reshape/Unsqueeze-like views), the smallest non-batch dimension of any
+  graph input)``, so an embedding never indexes out of range and a length never
+  exceeds a sequence;
+* **floats** are standard normal, **bools** fair coin flips;
+* **weights**: the storage form of a graph (:attr:`Graph.onnx_bytes`) keeps the shapes
+  of its large initializers but not their values. :func:`materialize_weights` fills them
+  with seeded values that keep activations at a sane magnitude through deep networks
+  (no overflow to inf, no underflow into slow denormals): matrices ``N(0, 1/fan_in)``,
+  vectors (biases, norm scales, variances) uniform in ``[0.5, 1)`` so divisions and
+  square roots stay finite, indices in range, quantization scales small and zero points
+  zero.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from nnlat.errors import NnlatError
+from nnlat.graph.ir import Graph, TensorSpec
+from nnlat.graph.onnx_io import iter_graphs
+from nnlat.graph.passes.tensors import has_data
+
+MAX_INT_INPUT = 100  # upper bound (exclusive) of random integer inputs
+# Ops an integer input may pass through unchanged in value on its way to an index.
+_VIEW_OPS = {"Cast", "Reshape", "Unsqueeze", "Squeeze", "Flatten", "Identity", "Expand"}
+# (op, input slot) that use a tensor as indices into input 0, along attribute "axis".
+_INDEX_SLOTS = {("Gather", 1), ("GatherElements", 1), ("ScatterElements", 1)}
+
+
+class InputDataError(NnlatError):
+    """User-supplied input arrays do not fit the model, or no inputs can be generated."""
+
+
+def _static_shape(spec: TensorSpec) -> tuple[int, ...]:
+    if not spec.is_static:
+        raise InputDataError(
+            f"input {spec.name!r} has no static shape ({spec.shape}); fix it with "
+            f"input_shapes={{'{spec.name}': (...)}} / --input-shape {spec.name}=DIMS"
+        )
+    return tuple(int(d) for d in spec.shape)  # type: ignore[union-attr, arg-type]
+
+
+def _numpy_dtype(name: str) -> np.dtype:
+    try:
+        return np.dtype(name)
+    except TypeError:  # bfloat16 and the float8 types live in ml_dtypes (an onnx dependency)
+        import ml_dtypes
+
+        return np.dtype(getattr(ml_dtypes, name))
+
+
+def integer_input_bound(graph: Graph, name: str) -> int:
+    """The exclusive upper bound of random values for integer input ``name``.
+
+    See the module docstring for the rule.
+
+    Example:
+        >>> from nnlat.graph import load
+        >>> from nnlat.testing.realworld import bert_encoder
+        >>> g = load(bert_encoder(), input_shapes={"input_ids": (1, 64), "attention_mask": (1, 64)})
+        >>> integer_input_bound(g, "input_ids")
+        64
+    """
+    bound = MAX_INT_INPUT
+    for spec in graph.inputs:
+        dims = [d for d in (spec.shape or ())[1:] if d is not None and d > 1]
+        if dims:
+            bound = min(bound, *dims)
+    # Follow the input through value-preserving views to whatever indexes a table.
+    frontier, seen = [name], {name}
+    while frontier:
+        tensor = frontier.pop()
+        for index in graph.consumers.get(tensor, ()):
+            node = graph.nodes[index]
+            if node.op_type in _VIEW_OPS and node.inputs[0] == tensor:
+                fresh = [o for o in node.outputs if o and o not in seen]
+                seen.update(fresh)
+                frontier.extend(fresh)
+            for slot, used in enumerate(node.inputs):
+                if used != tensor or (node.op_type, slot) not in _INDEX_SLOTS:
+                    continue
+                table = graph.spec(node.inputs[0])
+                if table is None or not table.shape:
+                    continue
+                axis = int(node.attr("axis", 0))  # type: ignore[arg-type]
+                size = table.shape[axis]
+                if size is not None:
+                    bound = min(bound, size)
+    return max(bound, 1)
+
+
+def random_inputs(graph: Graph, seed: int = 0) -> dict[str, np.ndarray]:
+    """Seeded random arrays for every graph input, of the right dtype and shape.
+
+    Args:
+        graph: a graph whose inputs have static shapes (as :func:`nnlat.graph.load` makes).
+        seed: the random seed.
+
+    Returns:
+        Input name → array, in graph-input order.
+
+    Raises:
+        InputDataError: an input has no static shape or an unsupported dtype (string).
+
+    Example:
+        >>> from nnlat.graph import load
+        >>> from nnlat.testing import tiny_model
+        >>> x = random_inputs(load(tiny_model()))["x"]
+        >>> x.shape, x.dtype
+        ((1, 3, 32, 32), dtype('float32'))
+    """
+    rng = np.random.default_rng(seed)
+    arrays: dict[str, np.ndarray] = {}
+    for spec in graph.inputs:
+        shape = _static_shape(spec)
+        if spec.dtype == "bool":
+            arrays[spec.name] = rng.random(shape) < 0.5
+        elif spec.dtype.startswith(("int", "uint")):
+            bound = integer_input_bound(graph, spec.name)
+            arrays[spec.name] = rng.integers(0, bound, size=shape).astype(spec.dtype)
+        elif spec.dtype.startswith(("float", "bfloat")):
+            arrays[spec.name] = rng.standard_normal(shape, dtype=np.float32).astype(
+                _numpy_dtype(spec.dtype)
+            )
+        else:
+            raise InputDataError(
+                f"input {spec.name!r} has dtype {spec.dtype}, for which nnlat cannot make "
+                "random data; supply the inputs as an .npz file"
+            )
+    return arrays
+
+
+def load_npz(path: str | Path, graph: Graph) -> dict[str, np.ndarray]:
+    """Load user-supplied inputs from an ``.npz`` and check them against the graph.
+
+    Args:
+        path: an ``.npz`` holding one array per graph input, keyed by input name.
+        graph: the graph the arrays are for.
+
+    Returns:
+        Input name → array, in graph-input order.
+
+    Raises:
+        InputDataError: the file is unreadable, or names, shapes or dtypes do not match;
+            the message lists what the model expects.
+
+    Example:
+        >>> import tempfile, numpy as np
+        >>> from nnlat.graph import load
+        >>> from nnlat.testing import tiny_model
+        >>> g = load(tiny_model())
+        >>> f = tempfile.NamedTemporaryFile(suffix=".npz", delete=False)
+        >>> np.savez(f, x=np.zeros((1, 3, 32, 32), np.float32)); f.close()
+        >>> load_npz(f.name, g)["x"].shape
+        (1, 3, 32, 32)
+        >>> import os; os.unlink(f.name)
+    """
+    try:
+        data = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise InputDataError(f"cannot read inputs from {path}: {exc}") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise InputDataError(
+            f"{path} holds a single array, not an .npz archive of named inputs; "
+            "save one with numpy.savez(path, input_name=array, ...)"
+        )
+    with data:
+        arrays = {key: data[key] for key in data.files}
+    return check_inputs(arrays, graph, label=str(path))
+
+
+def check_inputs(
+    arrays: Mapping[str, np.ndarray], graph: Graph, label: str = "inputs"
+) -> dict[str, np.ndarray]:
+    """Check user arrays against the graph's inputs: names, shapes and dtypes.
+
+    Args:
+        arrays: input name → array.
+        graph: the graph they are for.
+        label: what to call the arrays in error messages (a file name).
+
+    Returns:
+        Input name → array, in graph-input order.
+
+    Raises:
+        InputDataError: a name is missing or unknown, or a shape or dtype differs.
+
+    Example:
+        >>> from nnlat.graph import load
+        >>> from nnlat.testing import tiny_model
+        >>> check_inputs({"x": np.zeros((1, 3, 32, 32), np.float32)}, load(tiny_model()))["x"].ndim
+        4
+    """
+    expected = ", ".join(f"{s.name}: {s.dtype}{list(s.shape or [])}" for s in graph.inputs)
+    names = [s.name for s in graph.inputs]
+    missing = [n for n in names if n not in arrays]
+    extra = sorted(set(arrays) - set(names))
+    if missing or extra:
+        raise InputDataError(
+            f"{label}: missing inputs {missing or '-'}, unknown arrays {extra or '-'}; "
+            f"the model expects {expected}"
+        )
+    for spec in graph.inputs:
+        array = np.asarray(arrays[spec.name])
+        shape = _static_shape(spec)
+        if tuple(array.shape) != shape:
+            raise InputDataError(
+                f"{label}: input {spec.name!r} has shape {list(array.shape)}, the model "
+                f"expects {list(shape)} (fix it with --input-shape/--batch-size or "
+                f"reshape the array); expected: {expected}"
+            )
+        if array.dtype.name != spec.dtype:
+            raise InputDataError(
+                f"{label}: input {spec.name!r} has dtype {array.dtype.name}, the model "
+                f"expects {spec.dtype} (save it with .astype('{spec.dtype}')); "
+                f"expected: {expected}"
+            )
+    return {n: np.asarray(arrays[n]) for n in names}
+
+
+# How a weight is used decides its values: (op, input slot) → kind.
+_SLOT_KINDS = {
+    ("MatMul", 1): "matmul_b",
+    ("Gemm", 1): "gemm_b",
+    ("DequantizeLinear", 0): "quantized",
+    ("DequantizeLinear", 1): "scale",
+    ("QuantizeLinear", 1): "scale",
+    ("DequantizeLinear", 2): "zero",
+    ("QuantizeLinear", 2): "zero",
+    **{key: "index" for key in _INDEX_SLOTS},
+}
+
+
+def _weight_values(
+    tensor: onnx.TensorProto,
+    uses: list[tuple[onnx.NodeProto, int]],
+    shapes: Mapping[str, tuple[int, ...]],
+    rng: np.random.Generator,
+) -> np.ndarray:
+    dims = tuple(int(d) for d in tensor.dims)
+    dtype = np.dtype(helper.tensor_dtype_to_np_dtype(tensor.data_type))
+    kinds = {_SLOT_KINDS.get((node.op_type, slot), "") for node, slot in uses}
+    if "zero" in kinds:
+        return np.zeros(dims, dtype)
+    if dtype == np.bool_:
+        return rng.random(dims) < 0.5
+    if dtype.kind in "iu":
+        if "quantized" in kinds:
+            info = np.iinfo(dtype)
+            return rng.integers(max(info.min, -127), min(info.max, 127), size=dims, dtype=dtype)
+        bound = 2  # masks, flags and the like: 0/1 is valid for them and as an index
+        for node, slot in uses:
+            if _SLOT_KINDS.get((node.op_type, slot)) != "index":
+                continue
+            axis = next((a.i for a in node.attribute if a.name == "axis"), 0)
+            table = shapes.get(node.input[0])
+            if table and -len(table) <= axis < len(table) and table[axis] > 0:
+                bound = min(max(bound, table[axis]), MAX_INT_INPUT)
+        return rng.integers(0, bound, size=dims).astype(dtype)
+    if "scale" in kinds:
+        values = rng.uniform(0.005, 0.02, size=dims)
+    elif len(dims) >= 2:
+        if "matmul_b" in kinds:
+            fan_in = dims[-2]
+        elif "gemm_b" in kinds:
+            node = next(n for n, s in uses if _SLOT_KINDS.get((n.op_type, s)) == "gemm_b")
+            trans_b = next((a.i for a in node.attribute if a.name == "transB"), 0)
+            fan_in = dims[1] if trans_b else dims[0]
+        else:
+            fan_in = math.prod(dims[1:])  # Conv (out, in/groups, k...) and most others
+        values = rng.standard_normal(dims) / math.sqrt(max(fan_in, 1))
+    else:
+        values = rng.uniform(0.5, 1.0, size=dims)
+    return values.astype(dtype)
+
+
+def materialize_weights(onnx_bytes: bytes, seed: int = 0) -> onnx.ModelProto:
+    """Fill every data-less initializer (and ``Constant``) of a weight-free model.
+
+    Args:
+        onnx_bytes: a weight-free ONNX model, e.g. :attr:`Graph.onnx_bytes`.
+        seed: the random seed; the same seed gives the same weights.
+
+    Returns:
+        A runnable ModelProto; tensors that kept their values are untouched.
+
+    Example:
+        >>> from nnlat.graph import load
+        >>> from nnlat.testing import tiny_model
+        >>> m = materialize_weights(load(tiny_model()).onnx_bytes)
+        >>> numpy_helper.to_array(m.graph.initializer[0]).shape
+        (8, 3, 3, 3)
+    """
+    model = onnx.load_from_string(onnx_bytes)
+    rng = np.random.default_rng(seed)
+    for graph in iter_graphs(model.graph):
+        uses: dict[str, list[tuple[onnx.NodeProto, int]]] = {}
+        for node in graph.node:
+            for slot, name in enumerate(node.input):
+                uses.setdefault(name, []).append((node, slot))
+        shapes = {
+            v.name: tuple(d.dim_value for d in v.type.tensor_type.shape.dim)
+            for v in [*graph.input, *graph.value_info, *graph.output]
+        }
+        shapes.update({t.name: tuple(t.dims) for t in graph.initializer})
+        for tensor in graph.initializer:
+            if not has_data(tensor):
+                values = _weight_values(tensor, uses.get(tensor.name, []), shapes, rng)
+                tensor.CopyFrom(numpy_helper.from_array(values, tensor.name))
+        for node in graph.node:
+            if node.op_type != "Constant":
+                continue
+            for attr in node.attribute:
+                if attr.type == onnx.AttributeProto.TENSOR and not has_data(attr.t):
+                    out_uses = uses.get(node.output[0], [])
+                    values = _weight_values(attr.t, out_uses, shapes, rng)
+                    attr.t.CopyFrom(numpy_helper.from_array(values, attr.t.name))
+    return model

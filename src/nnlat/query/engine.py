@@ -1,0 +1,218 @@
+"""The one place that decides: serve a latency from the database, or measure it.
+
+``QueryEngine.query(model, platform)``: load and hash the model → look the cache key up
+in the store → on a hit return the stored measurement; on a miss measure on this host,
+store the model, platform and measurement (one transaction each), and return it.
+Identical queries running at the same time in one process measure once: the second
+waits on a per-key lock and then finds the first one's row.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from nnlat.graph.hashing import graph_key
+from nnlat.graph.load import ModelSource
+from nnlat.measure.backends.base import graph_for
+from nnlat.measure.backends.registry import BackendFactory
+from nnlat.measure.runner import measure, resolve_platform
+from nnlat.measure.types import Measurement, MeasureSpec
+from nnlat.platform import Platform, parse_platform_name
+from nnlat.registry import Registry
+from nnlat.store import Store
+from nnlat.zoo.family import ZooModel
+
+CacheKey = tuple[str, str, int, tuple[tuple[str, tuple[int, ...]], ...]]
+
+
+class QueryResult(BaseModel):
+    """The answer to a query.
+
+    Attributes:
+        cached: True when served from the database without measuring.
+        measurement: the stored or new measurement (``status`` says whether it ran).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    cached: bool
+    measurement: Measurement
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form printed by ``nnlat query --json``."""
+        m = self.measurement
+        stats = m.stats
+        latency = None
+        if stats is not None:
+            latency = {
+                "median": stats.median_ms,
+                "mean": stats.mean_ms,
+                "p90": stats.p90_ms,
+                "p99": stats.p99_ms,
+                "std": stats.std_ms,
+                "min": stats.min_ms,
+                "n": stats.n,
+                "cv": stats.cv,
+                "median_ci95": stats.median_ci95_ms,
+            }
+        return {
+            "graph_hash": m.graph_hash,
+            "platform": m.platform,
+            "batch_size": m.batch_size,
+            "input_shapes": {k: list(v) for k, v in m.input_shapes.items()},
+            "cached": self.cached,
+            "status": m.status,
+            "error": m.error,
+            "latency_ms": latency,
+            "stable": None if stats is None else stats.stable,
+            "peak_memory_bytes": m.peak_memory_bytes,
+            "compile_ms": m.compile_ms,
+            "cold_ms": m.cold_ms,
+            "protocol_version": m.protocol_version,
+            "source": m.source,
+        }
+
+
+class QueryEngine:
+    """Cache-or-measure over one store.
+
+    Args:
+        store: where measurements are looked up and kept.
+        spec: the measurement protocol settings (batch size and shapes come per query).
+        backends: the backend registry; by default the real backends.
+
+    Example:
+        >>> from nnlat.measure.backends.fake import FakeBackend
+        >>> from nnlat.measure.backends.registry import backend_registry
+        >>> from nnlat.testing import tiny_model
+        >>> engine = QueryEngine(Store.open("sqlite://"), MeasureSpec(max_time_s=0.2),
+        ...                      backends=backend_registry({"fake": FakeBackend}))
+        >>> [engine.query(tiny_model(), "fake-fake1.0-fp32-t1").cached for _ in range(2)]
+        [False, True]
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        spec: MeasureSpec | None = None,
+        *,
+        backends: Registry[BackendFactory] | None = None,
+    ) -> None:
+        self.store = store
+        self.spec = spec or MeasureSpec()
+        self.backends = backends
+        self._guard = threading.Lock()
+        self._locks: dict[CacheKey, threading.Lock] = {}
+
+    def _lock(self, key: CacheKey) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(key, threading.Lock())
+
+    def query(
+        self,
+        model: ModelSource | ZooModel | Any,
+        platform: Platform | str,
+        batch_size: int = 1,
+        input_shapes: Mapping[str, Sequence[int]] | None = None,
+        *,
+        refresh: bool = False,
+        inputs: Mapping[str, np.ndarray] | str | Path | None = None,
+        family: str | None = None,
+    ) -> QueryResult:
+        """The latency of ``model`` on ``platform``: from the database, or measured now.
+
+        Args:
+            model: anything :func:`nnlat.graph.load` accepts, or a zoo model.
+            platform: a platform name such as ``epyc-ort1.31-fp32-t1``.
+            batch_size: dimension 0 of every input.
+            input_shapes: input name → shape overrides (fix dynamic dimensions).
+            refresh: measure again even on a hit, replacing the stored measurement.
+            inputs: real input arrays (or an .npz path) instead of random data.
+            family: a family label stored with the model.
+
+        Raises:
+            UnknownPlatformError: the platform name is malformed, or it must be measured
+                and is not a platform of this host.
+            NnlatError: the model or the shapes are bad.
+        """
+        name = platform if isinstance(platform, str) else platform.name
+        parse_platform_name(name)  # a malformed name is an error even on a cache hit
+        spec = self.spec.model_copy(
+            update={
+                "batch_size": batch_size,
+                "input_shapes": {
+                    k: tuple(int(d) for d in v) for k, v in (input_shapes or {}).items()
+                },
+            }
+        )
+        graph = graph_for(model, spec)
+        shapes = {s.name: tuple(int(d) for d in s.shape or ()) for s in graph.inputs}
+        digest = graph_key(graph).digest
+        key: CacheKey = (digest, name, batch_size, tuple(sorted(shapes.items())))
+        with self._lock(key):
+            if not refresh:
+                found = self.store.find_measurement(digest, name, batch_size, shapes)
+                if found is not None:
+                    self.store.record_lookup(hit=True)
+                    return QueryResult(cached=True, measurement=found)
+            self.store.record_lookup(hit=False)
+            _, resolved, _ = resolve_platform(name, self.backends)  # fail before storing
+            measurement = measure(model, name, spec, inputs=inputs, backends=self.backends)
+            if measurement.status == "unsupported":
+                # This host lacks the runtime; another host (or a later install) may not:
+                # nothing is cached.
+                return QueryResult(cached=False, measurement=measurement)
+            zoo = model if isinstance(model, ZooModel) else None
+            self.store.upsert_model(
+                graph,
+                family=family or (zoo.family if zoo else None),
+                zoo_spec=zoo.spec if zoo else None,
+            )
+            self.store.upsert_platform(resolved or _platform_from_name(name))
+            self.store.add_measurement(measurement, replace=refresh)
+            return QueryResult(cached=False, measurement=measurement)
+
+    def query_many(
+        self,
+        models: Iterable[Any],
+        platform: Platform | str,
+        batch_size: int = 1,
+        *,
+        progress: bool = True,
+    ) -> list[QueryResult]:
+        """Query every model in turn, with a progress bar on stderr.
+
+        Example:
+            >>> from nnlat.measure.backends.fake import FakeBackend
+            >>> from nnlat.measure.backends.registry import backend_registry
+            >>> from nnlat.testing import tiny_model
+            >>> engine = QueryEngine(Store.open("sqlite://"), MeasureSpec(max_time_s=0.2),
+            ...                      backends=backend_registry({"fake": FakeBackend}))
+            >>> rs = engine.query_many([tiny_model(), tiny_model(channels=4)],
+            ...                        "fake-fake1.0-fp32-t1", progress=False)
+            >>> [r.measurement.status for r in rs]
+            ['ok', 'ok']
+        """
+        from rich.progress import track
+
+        items = list(models)
+        iterator = track(items, description="querying", disable=not progress, transient=True)
+        return [self.query(m, platform, batch_size) for m in iterator]
+
+
+def _platform_from_name(name: str) -> Platform:
+    """A Platform record for a name not available on this host (an unsupported result)."""
+    parts = parse_platform_name(name)
+    return Platform(
+        hardware=str(parts["hardware"]),
+        runtime=str(parts["runtime"]),
+        runtime_version=str(parts["version"]),
+        dtype=str(parts["dtype"]),
+        threads=parts["threads"] if isinstance(parts["threads"], int) else None,
+    )

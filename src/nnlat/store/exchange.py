@@ -1,0 +1,132 @@
+"""Reading the whole store out and adding an export back in, a chunk of models at a time.
+
+The file format lives in :mod:`nnlat.store.archive`; this module moves rows. Both
+directions touch a bounded number of models per query (:data:`CHUNK`), so memory stays
+flat and round trips stay few for stores of tens of thousands of models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
+from nnlat.measure.types import Measurement
+from nnlat.store.errors import StoreError
+from nnlat.store.records import StoredModel
+from nnlat.store.rows import (
+    measurement_values,
+    measurements_query,
+    merge_model,
+    model_row_from_value,
+    to_measurement,
+    to_model,
+)
+from nnlat.store.tables import MeasurementRow, ModelRow
+
+CHUNK = 500
+"""Models per query when exporting, and per transaction when importing."""
+
+MeasurementKey = tuple[int, int, str, int]  # platform id, batch size, shapes hash, protocol
+
+
+def iter_models(session: Session) -> Iterator[tuple[StoredModel, list[Measurement]]]:
+    """Every model, by id, with its measurements (oldest first); two queries per chunk."""
+    last_id = 0
+    while True:
+        query = sa.select(ModelRow).where(ModelRow.id > last_id).order_by(ModelRow.id)
+        rows = session.scalars(query.limit(CHUNK)).all()
+        if not rows:
+            return
+        last_id = rows[-1].id
+        by_model: dict[str, list[Measurement]] = {row.graph_hash: [] for row in rows}
+        measurements = measurements_query().where(
+            MeasurementRow.model_id.in_([row.id for row in rows])
+        )
+        for found in session.execute(measurements.order_by(MeasurementRow.id)):
+            by_model[found.graph_hash].append(to_measurement(*found))
+        for row in rows:
+            yield to_model(row), by_model[row.graph_hash]
+        session.expunge_all()  # forget this chunk's rows before reading the next
+
+
+def import_chunk(
+    session: Session,
+    chunk: Sequence[tuple[StoredModel, Sequence[Measurement]]],
+    platform_ids: Mapping[str, int],
+    source: str,
+) -> dict[str, int]:
+    """Add models and measurements not yet stored; keep every measurement already stored.
+
+    Args:
+        session: the open transaction.
+        chunk: models with their measurements, as read from an export.
+        platform_ids: platform name → id, every platform of the file included.
+        source: the file, for error messages.
+
+    Returns:
+        Counts: ``models_read``, ``models_added``, ``measurements_read``,
+        ``measurements_added``.
+
+    Raises:
+        StoreError: a measurement names a platform the file's header does not list.
+    """
+    hashes = {model.graph_hash for model, _ in chunk}
+    rows = {
+        row.graph_hash: row
+        for row in session.scalars(sa.select(ModelRow).where(ModelRow.graph_hash.in_(hashes)))
+    }
+    stored: dict[int, set[MeasurementKey]] = {row.id: set() for row in rows.values()}
+    if stored:
+        keys = sa.select(
+            MeasurementRow.model_id,
+            MeasurementRow.platform_id,
+            MeasurementRow.batch_size,
+            MeasurementRow.input_shapes_hash,
+            MeasurementRow.protocol_version,
+        ).where(MeasurementRow.model_id.in_(list(stored)))
+        for model_id, platform_id, batch_size, shapes_hash, protocol in session.execute(keys):
+            stored[model_id].add((platform_id, batch_size, shapes_hash, protocol))
+
+    counts = dict.fromkeys(
+        ("models_read", "models_added", "measurements_read", "measurements_added"), 0
+    )
+    new_models = []
+    for model, _ in chunk:
+        row = rows.get(model.graph_hash)
+        if row is None:
+            row = rows[model.graph_hash] = model_row_from_value(model)
+            new_models.append(row)
+        else:
+            merge_model(row, model.family, model.zoo_spec, model.tags, model.onnx_bytes)
+    session.add_all(new_models)
+    session.flush()  # one batched INSERT, which assigns the new ids
+    stored.update((row.id, set()) for row in new_models)
+    counts["models_added"] = len(new_models)
+
+    new_rows = []
+    for model, measurements in chunk:
+        counts["models_read"] += 1
+        counts["measurements_read"] += len(measurements)
+        model_id = rows[model.graph_hash].id
+        for measurement in measurements:
+            if measurement.platform not in platform_ids:
+                raise StoreError(
+                    f"{source}: model {model.graph_hash} has a measurement on platform "
+                    f"{measurement.platform}, which the file's header does not list"
+                )
+            values = measurement_values(measurement)
+            key = (
+                platform_ids[measurement.platform],
+                values["batch_size"],
+                values["input_shapes_hash"],
+                values["protocol_version"],
+            )
+            if key not in stored[model_id]:
+                stored[model_id].add(key)
+                new_rows.append({"model_id": model_id, "platform_id": key[0], **values})
+    if new_rows:
+        session.execute(sa.insert(MeasurementRow), new_rows)
+        counts["measurements_added"] = len(new_rows)
+    return counts

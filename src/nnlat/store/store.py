@@ -1,0 +1,507 @@
+"""``Store``: the repository of models, platforms and measurements.
+
+Every method takes and returns domain values (:class:`~nnlat.graph.ir.Graph`,
+:class:`~nnlat.platform.Platform`, :class:`~nnlat.measure.types.Measurement`,
+:class:`~nnlat.store.records.StoredModel`); ORM rows stay in this package. Each write is
+one transaction: it happens whole or not at all.
+
+Writes are safe to repeat and to race: models are unique by graph hash, platforms by
+name, measurements by cache key; a writer that loses a race to insert the same key
+re-reads and goes on as if it had come second.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from functools import partial
+from itertools import islice
+from typing import Any, Self, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.engine import URL, Engine
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+
+from nnlat.graph.hashing import graph_key
+from nnlat.graph.ir import Graph
+from nnlat.measure.types import PROTOCOL_VERSION, Measurement, Status
+from nnlat.platform import Platform
+from nnlat.store import exchange, migrations
+from nnlat.store.archive import read_archive, write_archive
+from nnlat.store.errors import StoreError, StoreUnavailableError
+from nnlat.store.keys import canonical_input_shapes, input_shapes_hash
+from nnlat.store.records import ImportReport, PlatformRecord, StoredModel, StoreStats
+from nnlat.store.rows import (
+    check_zoo_spec,
+    measurement_values,
+    measurements_query,
+    merge_model,
+    model_row,
+    platform_values,
+    to_measurement,
+    to_model,
+    to_platform,
+)
+from nnlat.store.tables import CounterRow, MeasurementRow, ModelRow, PlatformRow, utcnow
+from nnlat.store.url import connect, mask
+
+T = TypeVar("T")
+
+_HITS, _MISSES = "lookup_hits", "lookup_misses"
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _as_platform_name(platform: Platform | str) -> str:
+    return platform if isinstance(platform, str) else platform.name
+
+
+class Store:
+    """Models, platforms and measurements in one SQL database.
+
+    Build it with :meth:`open`; close it (or use it as a context manager) when done.
+
+    Example:
+        >>> import tempfile
+        >>> from datetime import datetime, UTC
+        >>> from nnlat.graph import load
+        >>> from nnlat.testing import tiny_model
+        >>> from nnlat.platform import Platform
+        >>> store = Store.open(f"sqlite:///{tempfile.mkdtemp()}/nnlat.db")
+        >>> graph = load(tiny_model())
+        >>> model_id = store.upsert_model(graph, family="tiny")
+        >>> cpu = Platform(hardware="epyc", runtime="ort", runtime_version="1.31.1",
+        ...                dtype="fp32", threads=1)
+        >>> _ = store.upsert_platform(cpu)
+        >>> failed = Measurement(graph_hash=graph_key(graph).digest, platform=cpu.name,
+        ...                      batch_size=1, input_shapes={"x": (1, 3, 32, 32)},
+        ...                      status="failed", error="no kernel for Relu",
+        ...                      created_at=datetime.now(UTC))
+        >>> store.add_measurement(failed)
+        True
+        >>> store.find_measurement(failed.graph_hash, cpu, 1, {"x": (1, 3, 32, 32)}).error
+        'no kernel for Relu'
+        >>> store.close()
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        """Wrap an engine whose database is already migrated (see :meth:`open`)."""
+        self._engine = engine
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+
+    @classmethod
+    def open(cls, url: str | URL | None = None, *, migrate: bool = True) -> Self:
+        """Connect to the store's database and bring its schema up to date.
+
+        Args:
+            url: a SQLAlchemy URL; None means ``NNLAT_DB_URL`` or else a SQLite file in the
+                user data directory, created if needed (see :mod:`nnlat.store.url`).
+            migrate: run the Alembic migrations to head (a no-op when already there).
+
+        Returns:
+            An open :class:`Store`.
+
+        Raises:
+            StoreError: the URL is not one nnlat supports.
+            StoreUnavailableError: the database cannot be reached, opened or migrated.
+        """
+        engine = connect(url)
+        if migrate:
+            try:
+                migrations.upgrade(engine)
+            except DBAPIError as exc:
+                engine.dispose()
+                raise StoreUnavailableError(
+                    f"cannot migrate the nnlat database at {mask(engine.url)}: {_reason(exc)}; "
+                    "check that the user may create tables"
+                ) from exc
+        return cls(engine)
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine (for migrations and diagnostics)."""
+        return self._engine
+
+    @property
+    def url(self) -> str:
+        """The database URL, password masked."""
+        return mask(self._engine.url)
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        self._engine.dispose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Store({self.url!r})"
+
+    # -- transactions -------------------------------------------------------------------
+
+    def _error(self, exc: DBAPIError, action: str) -> StoreError:
+        if isinstance(exc, OperationalError | InterfaceError) or exc.connection_invalidated:
+            return StoreUnavailableError(
+                f"lost the nnlat database at {self.url} while trying to {action}: "
+                f"{_reason(exc)}; nothing was written. Check the server and retry"
+            )
+        return StoreError(
+            f"the database at {self.url} refused to {action}: {_reason(exc)}; nothing was written"
+        )
+
+    @contextmanager
+    def _transaction(self, action: str) -> Iterator[Session]:
+        """One transaction: committed when the block ends, rolled back if it raises."""
+        try:
+            with self._sessions.begin() as session:
+                yield session
+        except IntegrityError:
+            raise  # _write retries these: a concurrent writer may have taken the key
+        except DBAPIError as exc:
+            raise self._error(exc, action) from exc
+
+    def _write(self, action: str, work: Callable[[Session], T]) -> T:
+        """Run ``work`` in one transaction, once more if it lost a unique-key race."""
+        for attempt in range(2):
+            try:
+                with self._transaction(action) as session:
+                    return work(session)
+            except IntegrityError as exc:
+                # The first failure is usually a concurrent insert of the same key between
+                # our read and our write: re-reading now finds it. A second one is real.
+                if attempt:
+                    raise self._error(exc, action) from exc
+        raise AssertionError("unreachable")
+
+    # -- models -------------------------------------------------------------------------
+
+    def upsert_model(
+        self,
+        graph: Graph,
+        family: str | None = None,
+        zoo_spec: Mapping[str, Any] | None = None,
+        tags: Sequence[str] = (),
+        *,
+        keep_onnx: bool = False,
+    ) -> int:
+        """Store a model once per graph hash; return its id.
+
+        A zoo model (``zoo_spec`` given) is stored without its ONNX, since the zoo can
+        regenerate it, unless ``keep_onnx``. For a model already stored, a given family
+        or zoo spec replaces the stored one, tags are added, and a missing ONNX is
+        filled in; nothing is erased.
+
+        Args:
+            graph: a loaded graph (``graph.onnx_bytes`` is the weight-free ONNX).
+            family: the model family, e.g. ``"resnet"``; defaults to the zoo spec's.
+            zoo_spec: ``{"family": ..., "config": {...}}`` (``ZooModel.spec``).
+            tags: free labels.
+            keep_onnx: store the ONNX even when the zoo spec could regenerate it.
+
+        Returns:
+            The model's id.
+
+        Raises:
+            StoreError: a malformed zoo spec, or the database refused the write.
+        """
+        digest = graph_key(graph).digest
+        spec = check_zoo_spec(zoo_spec)
+        family = family or (spec["family"] if spec else None)
+        onnx = graph.onnx_bytes if (spec is None or keep_onnx) and graph.onnx_bytes else None
+
+        def work(session: Session) -> int:
+            row = session.scalar(sa.select(ModelRow).where(ModelRow.graph_hash == digest))
+            if row is None:
+                row = model_row(graph, digest, family, spec, tags, onnx)
+                session.add(row)
+                session.flush()
+            else:
+                merge_model(row, family, spec, tags, onnx)
+            return row.id
+
+        return self._write(f"store model {digest}", work)
+
+    def get_model(self, graph_hash: str) -> StoredModel | None:
+        """The stored model with this graph hash, or None.
+
+        Args:
+            graph_hash: 16 hex characters (``graph_key(graph).digest``).
+        """
+        with self._transaction(f"read model {graph_hash}") as session:
+            row = session.scalar(sa.select(ModelRow).where(ModelRow.graph_hash == graph_hash))
+            return None if row is None else to_model(row)
+
+    # -- platforms ----------------------------------------------------------------------
+
+    def upsert_platform(
+        self, platform: Platform, descriptor: Mapping[str, Any] | None = None
+    ) -> int:
+        """Store a platform once per name; return its id.
+
+        A platform already stored under the same name takes the given identity fields
+        (a newer patch version of the runtime, say); its descriptor is replaced only when
+        one is given.
+
+        Args:
+            platform: the platform.
+            descriptor: hardware descriptor (performance counters, primitive-op
+                latencies, ...), JSON-able.
+
+        Returns:
+            The platform's id.
+        """
+        values = platform_values(platform)
+
+        def work(session: Session) -> int:
+            row = session.scalar(sa.select(PlatformRow).where(PlatformRow.name == platform.name))
+            if row is None:
+                row = PlatformRow(**values, descriptor=dict(descriptor or {}), created_at=utcnow())
+                session.add(row)
+                session.flush()
+                return row.id
+            for column, value in values.items():
+                if getattr(row, column) != value:
+                    setattr(row, column, value)
+            if descriptor is not None and row.descriptor != dict(descriptor):
+                row.descriptor = dict(descriptor)
+            return row.id
+
+        return self._write(f"store platform {platform.name}", work)
+
+    def get_platform(self, name: str) -> PlatformRecord | None:
+        """The stored platform with this name and its descriptor, or None."""
+        with self._transaction(f"read platform {name}") as session:
+            row = session.scalar(sa.select(PlatformRow).where(PlatformRow.name == name))
+            return None if row is None else to_platform(row)
+
+    def list_platforms(self) -> list[PlatformRecord]:
+        """Every stored platform, by name."""
+        with self._transaction("list platforms") as session:
+            rows = session.scalars(sa.select(PlatformRow).order_by(PlatformRow.name))
+            return [to_platform(row) for row in rows]
+
+    # -- measurements -------------------------------------------------------------------
+
+    def find_measurement(
+        self,
+        graph_hash: str,
+        platform: Platform | str,
+        batch_size: int,
+        input_shapes: Mapping[str, Sequence[int]],
+        protocol_version: int = PROTOCOL_VERSION,
+    ) -> Measurement | None:
+        """The stored result for a cache key, or None (a lookup through the unique index).
+
+        Args:
+            graph_hash: the model's graph hash.
+            platform: a platform or its name.
+            batch_size: dimension 0 of the inputs.
+            input_shapes: input name → shape as measured.
+            protocol_version: the measurement protocol.
+
+        Returns:
+            The :class:`Measurement`, whatever its status, or None.
+        """
+        name = _as_platform_name(platform)
+        shapes_hash = input_shapes_hash(canonical_input_shapes(input_shapes))
+        query = measurements_query().where(
+            ModelRow.graph_hash == graph_hash,
+            PlatformRow.name == name,
+            MeasurementRow.batch_size == batch_size,
+            MeasurementRow.input_shapes_hash == shapes_hash,
+            MeasurementRow.protocol_version == protocol_version,
+        )
+        with self._transaction("look up a measurement") as session:
+            found = session.execute(query).first()
+            return None if found is None else to_measurement(*found)
+
+    def add_measurement(self, measurement: Measurement, replace: bool = False) -> bool:
+        """Store a measurement under its cache key, in one transaction.
+
+        Its model (:meth:`upsert_model`) and platform (:meth:`upsert_platform`) must be
+        stored first.
+
+        Args:
+            measurement: the result, failed ones included.
+            replace: overwrite an existing result with the same key (a refresh); by
+                default the existing result is kept.
+
+        Returns:
+            True if the row was written, False if an existing result was kept.
+
+        Raises:
+            StoreError: the model or platform is unknown, or the database refused the
+                row; either way nothing was written.
+        """
+        values = measurement_values(measurement)
+
+        def work(session: Session) -> bool:
+            model_id, platform_id = self._ids(session, measurement)
+            existing = session.scalar(
+                sa.select(MeasurementRow.id).where(
+                    MeasurementRow.model_id == model_id,
+                    MeasurementRow.platform_id == platform_id,
+                    MeasurementRow.batch_size == values["batch_size"],
+                    MeasurementRow.input_shapes_hash == values["input_shapes_hash"],
+                    MeasurementRow.protocol_version == values["protocol_version"],
+                )
+            )
+            if existing is None:
+                session.execute(
+                    sa.insert(MeasurementRow).values(
+                        model_id=model_id, platform_id=platform_id, **values
+                    )
+                )
+            elif replace:
+                session.execute(
+                    sa.update(MeasurementRow).where(MeasurementRow.id == existing).values(**values)
+                )
+            else:
+                return False
+            return True
+
+        action = f"store a measurement of {measurement.graph_hash} on {measurement.platform}"
+        return self._write(action, work)
+
+    @staticmethod
+    def _ids(session: Session, measurement: Measurement) -> tuple[int, int]:
+        model_id = session.scalar(
+            sa.select(ModelRow.id).where(ModelRow.graph_hash == measurement.graph_hash)
+        )
+        if model_id is None:
+            raise StoreError(
+                f"model {measurement.graph_hash} is not in the store; "
+                "store its graph first (Store.upsert_model)"
+            )
+        platform_id = session.scalar(
+            sa.select(PlatformRow.id).where(PlatformRow.name == measurement.platform)
+        )
+        if platform_id is None:
+            raise StoreError(
+                f"platform {measurement.platform} is not in the store; "
+                "store it first (Store.upsert_platform)"
+            )
+        return model_id, platform_id
+
+    def list_measurements(
+        self,
+        platform: Platform | str | None = None,
+        family: str | None = None,
+        status: Status | None = "ok",
+    ) -> list[Measurement]:
+        """Stored measurements, oldest row first.
+
+        Args:
+            platform: only this platform (or platform name).
+            family: only models of this family.
+            status: only this status; None for all.
+        """
+        query = measurements_query().order_by(MeasurementRow.id)
+        if platform is not None:
+            query = query.where(PlatformRow.name == _as_platform_name(platform))
+        if family is not None:
+            query = query.where(ModelRow.family == family)
+        if status is not None:
+            query = query.where(MeasurementRow.status == status)
+        with self._transaction("list measurements") as session:
+            return [to_measurement(*found) for found in session.execute(query)]
+
+    # -- statistics ---------------------------------------------------------------------
+
+    def record_lookup(self, hit: bool) -> None:
+        """Count one cache lookup as a hit or a miss (an atomic increment)."""
+        name = _HITS if hit else _MISSES
+
+        def work(session: Session) -> None:
+            bumped = session.execute(
+                sa.update(CounterRow)
+                .where(CounterRow.name == name)
+                .values(value=CounterRow.value + 1)
+            )
+            if bumped.rowcount == 0:  # type: ignore[attr-defined]  # counter row deleted by hand
+                session.add(CounterRow(name=name, value=1))
+
+        self._write("count a lookup", work)
+
+    def stats(self) -> StoreStats:
+        """Row counts and the cache hit ratio (what ``nnlat db stats`` prints)."""
+        count = sa.func.count()
+        with self._transaction("read statistics") as session:
+            by_status = session.execute(
+                sa.select(MeasurementRow.status, count).group_by(MeasurementRow.status)
+            )
+            by_platform = session.execute(
+                sa.select(PlatformRow.name, count)
+                .join(MeasurementRow, MeasurementRow.platform_id == PlatformRow.id)
+                .group_by(PlatformRow.name)
+            )
+            counters = dict(session.execute(sa.select(CounterRow.name, CounterRow.value)).all())
+            statuses = {status: n for status, n in by_status}
+            return StoreStats(
+                url=self.url,
+                models=session.scalar(sa.select(count).select_from(ModelRow)) or 0,
+                platforms=session.scalar(sa.select(count).select_from(PlatformRow)) or 0,
+                measurements=sum(statuses.values()),
+                measurements_by_status=statuses,
+                measurements_by_platform=dict(sorted((name, n) for name, n in by_platform)),
+                lookup_hits=counters.get(_HITS, 0),
+                lookup_misses=counters.get(_MISSES, 0),
+            )
+
+    # -- export / import ----------------------------------------------------------------
+
+    def export(self, path: str | os.PathLike[str]) -> int:
+        """Write every platform, model and measurement to a gzip JSON Lines file.
+
+        The format is documented in :mod:`nnlat.store.archive`.
+
+        Args:
+            path: the file to write (conventionally ``*.jsonl.gz``); replaced if it exists.
+
+        Returns:
+            The number of models written.
+        """
+        with self._transaction("export the store") as session:
+            platforms = session.scalars(sa.select(PlatformRow).order_by(PlatformRow.id))
+            records = [to_platform(row) for row in platforms]
+            return write_archive(path, records, exchange.iter_models(session))
+
+    def import_(self, path: str | os.PathLike[str]) -> ImportReport:
+        """Add the contents of an export file; importing the same file again adds nothing.
+
+        Platforms and models are upserted (as :meth:`upsert_platform` and
+        :meth:`upsert_model` do); a measurement whose cache key is already stored is kept
+        as it is. Measurements keep their ``source``, so an export of this store imported
+        elsewhere reads back exactly. Each chunk of models is one transaction.
+
+        Args:
+            path: a file written by :meth:`export`.
+
+        Returns:
+            An :class:`ImportReport` of what was read and what was added.
+
+        Raises:
+            StoreError: the file is not a readable nnlat export.
+        """
+        header, models = read_archive(path)
+        for record in header.platforms:
+            self.upsert_platform(record.platform, record.descriptor)
+        with self._transaction("read platform ids") as session:
+            platform_ids = dict(session.execute(sa.select(PlatformRow.name, PlatformRow.id)).all())
+
+        totals = dict.fromkeys(ImportReport.model_fields, 0)
+        while chunk := list(islice(models, exchange.CHUNK)):
+            work = partial(
+                exchange.import_chunk, chunk=chunk, platform_ids=platform_ids, source=str(path)
+            )
+            for key, value in self._write(f"import models from {path}", work).items():
+                totals[key] += value
+        return ImportReport(**totals)
