@@ -15,6 +15,7 @@ def test_public_api_is_pinned() -> None:
             "graph_key",
             "inspect",
             "load",
+            "query",
         ]
     )
 
@@ -28,3 +29,9 @@ def test_importing_nnlat_does_not_import_torch() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+def test_query_is_reachable_lazily() -> None:
+    from nnlat.querying.api import query
+
+    assert nnlat.query is query

@@ -9,10 +9,23 @@ Example:
     {'Conv': 1, 'Relu': 1}
 """
 
+from typing import Any
+
 from nnlat.errors import NnlatError, NnlatWarning
 from nnlat.graph import Graph, GraphKey, ModelSummary, graph_key, inspect, load
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    # ``nnlat.query`` pulls in the database and runtimes: imported on first use only,
+    # so that ``import nnlat`` stays light.
+    if name == "query":
+        from nnlat.querying.api import query
+
+        return query
+    raise AttributeError(f"module 'nnlat' has no attribute {name!r}")
+
 
 __all__ = [
     "Graph",
@@ -24,4 +37,5 @@ __all__ = [
     "graph_key",
     "inspect",
     "load",
+    "query",
 ]

@@ -37,7 +37,7 @@ def query_command(
 ) -> None:
     """The latency of MODEL on PLATFORM: from the database, or measured now and stored."""
     from nnlat.measure.types import MeasureSpec
-    from nnlat.query import QueryEngine
+    from nnlat.querying import QueryEngine
     from nnlat.store import Store
 
     shapes = parse_input_shapes(input_shape)

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from nnlat.platform import Platform
-from nnlat.query.engine import QueryEngine, QueryResult
+from nnlat.querying.engine import QueryEngine, QueryResult
 
 
 @functools.cache

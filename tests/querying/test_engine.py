@@ -11,7 +11,7 @@ from nnlat.measure.backends.fake import FakeBackend
 from nnlat.measure.backends.registry import backend_registry
 from nnlat.measure.types import MeasureSpec
 from nnlat.platform import UnknownPlatformError
-from nnlat.query import QueryEngine
+from nnlat.querying import QueryEngine
 from nnlat.store import Store
 from nnlat.testing import tiny_model
 from nnlat.zoo import get_family
