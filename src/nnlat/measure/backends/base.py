@@ -30,7 +30,7 @@ import numpy as np
 
 from nnlat.errors import NnlatError
 from nnlat.graph.ir import Graph
-from nnlat.platform import Platform
+from nnlat.platform import Platform, UnknownPlatformError
 
 if TYPE_CHECKING:
     from nnlat.measure.types import MeasureSpec
@@ -121,6 +121,40 @@ class Backend(Protocol):
     def prepare(self, model: Any, platform: Platform, spec: MeasureSpec) -> Prepared:
         """Convert / compile ``model`` (a Graph or ZooModel) for ``platform``."""
         ...
+
+
+def cpu_platform(
+    runtime: str, package: str, dtypes: Sequence[str], threads: int | None, dtype: str
+) -> Platform:
+    """The platform of a CPU runtime on this host's hardware.
+
+    Args:
+        runtime: the runtime's short name (``"ort"``, ``"openvino"``).
+        package: the distribution whose installed version is the runtime version.
+        dtypes: the precisions the runtime runs.
+        threads: intra-op threads, or None for the runtime's default.
+        dtype: the requested precision.
+
+    Raises:
+        UnknownPlatformError: the runtime does not run ``dtype``.
+
+    Example:
+        >>> cpu_platform("ort", "onnxruntime", ("fp32",), 1, "fp32").dtype
+        'fp32'
+    """
+    import importlib.metadata
+
+    from nnlat.measure.environment import detect_hardware
+
+    if dtype not in dtypes:
+        raise UnknownPlatformError(f"{runtime} runs {', '.join(dtypes)}, not {dtype}")
+    return Platform(
+        hardware=detect_hardware().hardware,
+        runtime=runtime,
+        runtime_version=importlib.metadata.version(package),
+        dtype=dtype,
+        threads=threads,
+    )
 
 
 def graph_for(model: Any, spec: MeasureSpec) -> Graph:

@@ -18,7 +18,6 @@ onnxruntime is imported inside the methods, so importing this module is cheap.
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
@@ -27,11 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from nnlat.measure.backends.base import Availability, RunResult, graph_for
-from nnlat.measure.environment import detect_hardware
+from nnlat.measure.backends.base import Availability, RunResult, cpu_platform, graph_for
 from nnlat.measure.inputs import materialize_weights, random_inputs
 from nnlat.measure.types import MeasureSpec
-from nnlat.platform import Platform, UnknownPlatformError
+from nnlat.platform import Platform
 
 CALIBRATION_SAMPLES = 8
 
@@ -105,15 +103,7 @@ class OrtBackend:
 
     def platform(self, threads: int | None, dtype: str) -> Platform:
         """The CPU platform with ``threads`` intra-op threads and ``dtype``."""
-        if dtype not in self.dtypes:
-            raise UnknownPlatformError(f"onnxruntime runs {', '.join(self.dtypes)}, not {dtype}")
-        return Platform(
-            hardware=detect_hardware().hardware,
-            runtime=self.name,
-            runtime_version=importlib.metadata.version("onnxruntime"),
-            dtype=dtype,
-            threads=threads,
-        )
+        return cpu_platform(self.name, "onnxruntime", self.dtypes, threads, dtype)
 
     def prepare(self, model: Any, platform: Platform, spec: MeasureSpec) -> OrtPrepared:
         """Materialise weights, quantize for int8, and create the session."""

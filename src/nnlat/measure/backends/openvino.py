@@ -10,7 +10,6 @@ openvino is imported inside the methods, so importing this module is cheap.
 
 from __future__ import annotations
 
-import importlib.metadata
 import tempfile
 import time
 from collections.abc import Mapping
@@ -19,11 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from nnlat.measure.backends.base import Availability, RunResult, graph_for
-from nnlat.measure.environment import detect_hardware
+from nnlat.measure.backends.base import Availability, RunResult, cpu_platform, graph_for
 from nnlat.measure.inputs import materialize_weights
 from nnlat.measure.types import MeasureSpec
-from nnlat.platform import Platform, UnknownPlatformError
+from nnlat.platform import Platform
 
 
 class OpenVinoPrepared:
@@ -89,15 +87,7 @@ class OpenVinoBackend:
 
     def platform(self, threads: int | None, dtype: str) -> Platform:
         """The CPU platform with ``threads`` inference threads."""
-        if dtype not in self.dtypes:
-            raise UnknownPlatformError(f"OpenVINO runs {', '.join(self.dtypes)}, not {dtype}")
-        return Platform(
-            hardware=detect_hardware().hardware,
-            runtime=self.name,
-            runtime_version=importlib.metadata.version("openvino"),
-            dtype=dtype,
-            threads=threads,
-        )
+        return cpu_platform(self.name, "openvino", self.dtypes, threads, dtype)
 
     def prepare(self, model: Any, platform: Platform, spec: MeasureSpec) -> OpenVinoPrepared:
         """Materialise weights, read the ONNX model and compile it for the CPU."""
