@@ -42,10 +42,6 @@ def query_command(
 
     shapes = parse_input_shapes(input_shape)
     with user_errors():
-        if batch_size <= 0:
-            from nnlat.errors import InvalidInputShapeError
-
-            raise InvalidInputShapeError(f"batch size must be positive, got {batch_size}")
         if platform is None:
             from nnlat.measure.runner import reference_platform
 
