@@ -12,6 +12,7 @@ re-reads and goes on as if it had come second.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -288,6 +289,32 @@ class Store:
             rows = session.scalars(sa.select(PlatformRow).order_by(PlatformRow.name))
             return [to_platform(row) for row in rows]
 
+    def zoo_hashes(self, family: str) -> dict[str, str]:
+        """Configuration JSON → graph hash of the stored zoo models of ``family``.
+
+        The JSON is ``ZooModel.config_json`` (sorted keys), so a campaign that draws a
+        configuration again knows its hash without exporting it.
+
+        Example:
+            >>> from nnlat.zoo import get_family
+            >>> store = Store.open("sqlite://")
+            >>> alexnet = get_family("alexnet")
+            >>> model = alexnet.model(alexnet.canonical["alexnet"])
+            >>> graph = model.to_graph()
+            >>> _ = store.upsert_model(graph, zoo_spec=model.spec)
+            >>> store.zoo_hashes("alexnet") == {model.config_json: graph_key(graph).digest}
+            True
+        """
+        query = sa.select(ModelRow.zoo_spec, ModelRow.graph_hash).where(
+            ModelRow.family == family, ModelRow.zoo_spec.is_not(None)
+        )
+        with self._transaction(f"list {family} zoo models") as session:
+            return {
+                json.dumps(spec["config"], sort_keys=True): digest
+                for spec, digest in session.execute(query)
+                if spec.get("family") == family
+            }
+
     # -- measurements -------------------------------------------------------------------
 
     def find_measurement(
@@ -413,6 +440,29 @@ class Store:
             query = query.where(MeasurementRow.status == status)
         with self._transaction("list measurements") as session:
             return [to_measurement(*found) for found in session.execute(query)]
+
+    def measured_hashes(
+        self,
+        platform: Platform | str,
+        batch_size: int = 1,
+        protocol_version: int = PROTOCOL_VERSION,
+    ) -> set[str]:
+        """Graph hashes with a stored result (any status, any shapes) on ``platform``.
+
+        One query for a whole campaign's "what is left to measure".
+        """
+        query = (
+            sa.select(ModelRow.graph_hash)
+            .join(MeasurementRow, MeasurementRow.model_id == ModelRow.id)
+            .join(PlatformRow, MeasurementRow.platform_id == PlatformRow.id)
+            .where(
+                PlatformRow.name == _as_platform_name(platform),
+                MeasurementRow.batch_size == batch_size,
+                MeasurementRow.protocol_version == protocol_version,
+            )
+        )
+        with self._transaction("list measured models") as session:
+            return set(session.scalars(query))
 
     # -- statistics ---------------------------------------------------------------------
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 
 from nnlat.errors import NnlatError
 from nnlat.graph.hashing import graph_key
@@ -16,17 +16,33 @@ from nnlat.zoo.registry import get_family
 MAX_DRAWS_PER_VARIANT = 20
 
 
-@dataclass(frozen=True)
+@dataclass
 class Variant:
-    """A generated variant: its recipe, its graph and the graph's hash."""
+    """A generated variant: its recipe, the graph's hash, and the graph (exported on demand).
+
+    A variant whose hash came from ``known_hashes`` is not exported until ``.graph`` is
+    read: resuming a campaign over thousands of variants then costs no export at all.
+    """
 
     model: ZooModel
-    graph: Graph
     graph_hash: str
+    _graph: Graph | None = field(default=None, repr=False)
+
+    @property
+    def graph(self) -> Graph:
+        """The normalised graph (exported now if it was not yet)."""
+        if self._graph is None:
+            self._graph = self.model.to_graph()
+        return self._graph
 
 
 def generate_variants(
-    family: str, count: int, seed: int = 0, *, seen: set[str] | None = None
+    family: str,
+    count: int,
+    seed: int = 0,
+    *,
+    seen: set[str] | None = None,
+    known_hashes: Mapping[str, str] | None = None,
 ) -> Iterator[Variant]:
     """Yield ``count`` structurally distinct variants of ``family``.
 
@@ -38,6 +54,8 @@ def generate_variants(
         count: how many distinct variants to yield.
         seed: seed of the sampler.
         seen: graph hashes to skip (e.g. already in a dataset); updated in place.
+        known_hashes: configuration JSON (``ZooModel.config_json``) → graph hash, for
+            configurations hashed before; they are not exported again.
 
     Raises:
         UnknownNameError: no such family.
@@ -59,10 +77,13 @@ def generate_variants(
             )
         draws += 1
         model = spec.model(spec.sample(rng))
-        graph = model.to_graph()
-        digest = graph_key(graph).digest
+        graph = None
+        digest = (known_hashes or {}).get(model.config_json)
+        if digest is None:
+            graph = model.to_graph()
+            digest = graph_key(graph).digest
         if digest in seen:
             continue
         seen.add(digest)
         produced += 1
-        yield Variant(model, graph, digest)
+        yield Variant(model, digest, graph)

@@ -1,0 +1,128 @@
+"""Dataset campaigns: deterministic, resumable, recording zoo specs, failing cleanly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from nnlat.cli.main import app
+from nnlat.datasets import build_dataset
+from nnlat.measure.backends.fake import FakeBackend
+from nnlat.measure.backends.registry import backend_registry
+from nnlat.measure.runner import reference_platform
+from nnlat.measure.types import MeasureSpec
+from nnlat.platform import UnknownPlatformError
+from nnlat.registry import UnknownNameError
+from nnlat.store import Store
+from nnlat.zoo.family import ZooModel
+
+FAST = MeasureSpec(min_runs=3, max_time_s=0.05)
+PLATFORMS = ["fake-fake1.0-fp32-t1", "fake-fake1.0-fp16-t1"]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store.open(f"sqlite:///{tmp_path / 'db.sqlite'}")
+
+
+def campaign(store: Store, per_family: int, platforms: list[str] = PLATFORMS, **kw):  # type: ignore[no-untyped-def]
+    reg = backend_registry({"fake": FakeBackend})
+    return build_dataset(
+        store, ["squeezenet", "nasbench201"], per_family, platforms, spec=FAST, backends=reg, **kw
+    )
+
+
+def test_campaign_measures_every_variant_on_every_platform(store: Store) -> None:
+    report = campaign(store, 3)
+    assert sum(report.measured.values()) == 2 * 3 * 2 and not report.failed
+    for platform in PLATFORMS:
+        for family in ("squeezenet", "nasbench201"):
+            found = store.list_measurements(platform=platform, family=family)
+            assert len({m.graph_hash for m in found}) == 3
+    model = store.get_model(found[0].graph_hash)
+    assert model is not None and model.zoo_spec is not None and model.onnx_bytes is None
+    rebuilt = ZooModel(model.zoo_spec["family"], json.dumps(model.zoo_spec["config"]))
+    assert rebuilt.family == "nasbench201"
+
+
+def test_rerun_skips_done_work_and_extends_it(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    campaign(store, 2)
+    before = {f: set(store.zoo_hashes(f)) for f in ("squeezenet", "nasbench201")}
+    exported: list[str] = []
+    original = ZooModel.to_graph
+    monkeypatch.setattr(
+        ZooModel,
+        "to_graph",
+        lambda self, *a: exported.append(self.config_json) or original(self, *a),
+    )
+    again = campaign(store, 3)
+    assert sum(again.skipped.values()) == 2 * 2 * 2
+    assert sum(again.measured.values()) == 2 * 1 * 2
+    # Variants done before are recognised from their stored zoo spec without exporting
+    # them again: only configurations new to the store were exported.
+    new = {c for f, old in before.items() for c in set(store.zoo_hashes(f)) - old}
+    assert len(new) == 2 and new <= set(exported)
+    assert not set(exported) & (before["squeezenet"] | before["nasbench201"])
+    assert len(store.list_measurements(platform=PLATFORMS[0])) == 6
+
+
+def test_same_seed_draws_the_same_variants(tmp_path: Path) -> None:
+    a = Store.open(f"sqlite:///{tmp_path / 'a.sqlite'}")
+    b = Store.open(f"sqlite:///{tmp_path / 'b.sqlite'}")
+    campaign(a, 2, PLATFORMS[:1])
+    campaign(b, 2, PLATFORMS[:1])
+    assert {m.graph_hash for m in a.list_measurements()} == {
+        m.graph_hash for m in b.list_measurements()
+    }
+
+
+def test_failures_are_stored_as_results(store: Store) -> None:
+    class Broken(FakeBackend):
+        def __init__(self) -> None:
+            super().__init__(fail_run="simulated out of memory")
+
+    reg = backend_registry({"fake": Broken})
+    report = build_dataset(store, ["squeezenet"], 2, PLATFORMS[:1], spec=FAST, backends=reg)
+    assert report.failed["squeezenet", PLATFORMS[0]] == 2
+    stored = store.list_measurements(status="failed")
+    assert len(stored) == 2 and "out of memory" in (stored[0].error or "")
+
+
+def test_bad_family_or_platform_fails_before_measuring(store: Store) -> None:
+    with pytest.raises(UnknownNameError, match="no-such-family"):
+        build_dataset(store, ["no-such-family"], 1, PLATFORMS, spec=FAST)
+    with pytest.raises(UnknownPlatformError):
+        build_dataset(store, ["squeezenet"], 1, ["mars-ort9.9-fp32-t1"], spec=FAST)
+    assert store.stats().measurements == 0
+
+
+def test_cli_builds_and_resumes(tmp_path: Path) -> None:
+    env = {"NNLAT_DB_URL": f"sqlite:///{tmp_path / 'db.sqlite'}"}
+    args = ["dataset", "build", "-f", "squeezenet", "-n", "1", "--max-time", "0.05", "--json"]
+    first = CliRunner().invoke(app, args, env=env)
+    assert first.exit_code == 0, first.output
+    rows = json.loads(first.stdout)["results"]
+    assert rows == [
+        {
+            "family": "squeezenet",
+            "platform": reference_platform().name,
+            "measured": 1,
+            "skipped": 0,
+            "failed": 0,
+        }
+    ]
+    again = json.loads(CliRunner().invoke(app, args, env=env).stdout)["results"]
+    assert (again[0]["measured"], again[0]["skipped"]) == (0, 1)
+
+
+def test_cli_rejects_unknown_platform(tmp_path: Path) -> None:
+    env = {"NNLAT_DB_URL": f"sqlite:///{tmp_path / 'db.sqlite'}"}
+    result = CliRunner().invoke(
+        app, ["dataset", "build", "-f", "squeezenet", "-p", "mars-ort9.9-fp32-t1"], env=env
+    )
+    assert result.exit_code == 2 and "mars-ort9.9-fp32-t1" in result.output
