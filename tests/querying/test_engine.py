@@ -56,6 +56,29 @@ def test_miss_then_hit(engine: QueryEngine) -> None:
     )
 
 
+def test_a_file_is_hashed_once_until_it_changes(engine: QueryEngine, tmp_path: Path) -> None:
+    import os
+
+    import onnx
+
+    path = tmp_path / "model.onnx"
+    onnx.save(tiny_model(), path)
+    first = engine.query(path, PLATFORM)
+    again = engine.query(str(path), PLATFORM)
+    assert (first.cached, again.cached) == (False, True)
+    assert again.measurement.graph_hash == first.measurement.graph_hash
+    # Same file, other batch size: another key, so a miss, not a stale memo answer.
+    assert not engine.query(path, PLATFORM, batch_size=2).cached
+    # Rewritten with another model: the remembered hash must not be used.
+    onnx.save(tiny_model(channels=4), path)
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    changed = engine.query(path, PLATFORM)
+    assert not changed.cached
+    assert changed.measurement.graph_hash != first.measurement.graph_hash
+    assert CountingFake.prepared == 3
+
+
 def test_batch_size_and_shapes_are_part_of_the_key(engine: QueryEngine) -> None:
     engine.query(tiny_model(), PLATFORM)
     assert not engine.query(tiny_model(), PLATFORM, batch_size=2).cached

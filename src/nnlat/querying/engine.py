@@ -18,6 +18,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from nnlat.graph.hashing import graph_key
+from nnlat.graph.ir import Graph
 from nnlat.graph.load import ModelSource
 from nnlat.measure.backends.base import graph_for
 from nnlat.measure.backends.registry import BackendFactory
@@ -29,6 +30,12 @@ from nnlat.store import Store
 from nnlat.zoo.family import ZooModel
 
 CacheKey = tuple[str, str, int, tuple[tuple[str, tuple[int, ...]], ...]]
+InputShapes = dict[str, tuple[int, ...]]
+# (resolved path, size, mtime in ns, batch size, shape overrides)
+FileKey = tuple[str, int, int, int, tuple[tuple[str, tuple[int, ...]], ...]]
+
+# How many model files an engine remembers the hash of (oldest forgotten first).
+MAX_REMEMBERED_FILES = 4096
 
 
 class QueryResult(BaseModel):
@@ -109,6 +116,7 @@ class QueryEngine:
         self.backends = backends
         self._guard = threading.Lock()
         self._locks: dict[CacheKey, threading.Lock] = {}
+        self._identities: dict[FileKey, tuple[str, InputShapes]] = {}
 
     def _lock(self, key: CacheKey) -> threading.Lock:
         with self._guard:
@@ -151,9 +159,7 @@ class QueryEngine:
                 },
             }
         )
-        graph = graph_for(model, spec)
-        shapes = {s.name: tuple(int(d) for d in s.shape or ()) for s in graph.inputs}
-        digest = graph_key(graph).digest
+        graph, digest, shapes = self._identify(model, spec)
         key: CacheKey = (digest, name, batch_size, tuple(sorted(shapes.items())))
         with self._lock(key):
             if not refresh:
@@ -162,8 +168,12 @@ class QueryEngine:
                     self.store.record_lookup(hit=True)
                     return QueryResult(cached=True, measurement=found)
             self.store.record_lookup(hit=False)
+            graph = graph or graph_for(model, spec)
             _, resolved, _ = resolve_platform(name, self.backends)  # fail before storing
-            measurement = measure(model, name, spec, inputs=inputs, backends=self.backends)
+            # A zoo model goes as itself (the torch backend runs its own module); anything
+            # else goes as the graph already loaded, so it is not loaded twice.
+            subject = model if isinstance(model, ZooModel) else graph
+            measurement = measure(subject, name, spec, inputs=inputs, backends=self.backends)
             if measurement.status == "unsupported":
                 # This host lacks the runtime; another host (or a later install) may not:
                 # nothing is cached.
@@ -177,6 +187,29 @@ class QueryEngine:
             self.store.upsert_platform(resolved or _platform_from_name(name))
             self.store.add_measurement(measurement, replace=refresh)
             return QueryResult(cached=False, measurement=measurement)
+
+    def _identify(self, model: Any, spec: MeasureSpec) -> tuple[Graph | None, str, InputShapes]:
+        """(graph, graph hash, input shapes) of ``model`` under ``spec``.
+
+        A model file seen before by this engine, unchanged since (same size and
+        modification time) and asked for with the same shapes, is not loaded again: its
+        hash comes from a memo and the graph is None (loaded later only if it must be
+        measured). Loading is most of a cache hit's time; the memo makes repeated
+        queries of one file cost a database lookup.
+        """
+        memo_key = _file_key(model, spec)
+        if memo_key is not None and memo_key in self._identities:
+            digest, shapes = self._identities[memo_key]
+            return None, digest, shapes
+        graph = graph_for(model, spec)
+        digest = graph_key(graph).digest
+        shapes = {s.name: tuple(int(d) for d in s.shape or ()) for s in graph.inputs}
+        if memo_key is not None:
+            with self._guard:
+                if len(self._identities) >= MAX_REMEMBERED_FILES:
+                    self._identities.pop(next(iter(self._identities)))
+                self._identities[memo_key] = (digest, shapes)
+        return graph, digest, shapes
 
     def query_many(
         self,
@@ -204,6 +237,19 @@ class QueryEngine:
         items = list(models)
         iterator = track(items, description="querying", disable=not progress, transient=True)
         return [self.query(m, platform, batch_size) for m in iterator]
+
+
+def _file_key(model: Any, spec: MeasureSpec) -> FileKey | None:
+    """The memo key of a model file, or None for anything that is not a readable path."""
+    if not isinstance(model, str | Path):
+        return None
+    try:
+        path = Path(model).resolve()
+        stat = path.stat()
+    except OSError:
+        return None  # the loader reports a missing file properly
+    overrides = tuple(sorted(spec.input_shapes.items()))
+    return (str(path), stat.st_size, stat.st_mtime_ns, spec.batch_size, overrides)
 
 
 def _platform_from_name(name: str) -> Platform:
