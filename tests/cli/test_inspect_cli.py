@@ -81,7 +81,7 @@ def test_bad_file_exits_cleanly_without_traceback(tmp_path: Path) -> None:
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(b"\x08\x07garbage" * 50)
     result = subprocess.run(
-        [sys.executable, "-m", "nnlat.cli", "inspect", str(bad)], capture_output=True, text=True
+        [sys.executable, "-m", "nnlat", "inspect", str(bad)], capture_output=True, text=True
     )
     assert result.returncode == 2
     assert "error:" in result.stderr and "Traceback" not in result.stderr

@@ -1,4 +1,4 @@
-"""``python -m nnlat.cli``: the same as the ``nnlat`` command."""
+"""``python -m nnlat``: the same as the ``nnlat`` command."""
 
 from nnlat.cli.main import main
 
