@@ -1,0 +1,158 @@
+"""Training data for predictors: the store's measurements joined with graph features.
+
+Each ``ok`` measurement becomes a :class:`LatencyRecord`: the model's graph hash and
+family, the platform, batch size, median latency, and the raw features of the graph as
+measured. A zoo model is regenerated from its stored recipe, any other model is loaded
+from its stored ONNX. Raw features are cached on disk by graph hash and input shapes
+(one small ``.npz`` each, under the feature schema version), so a second training run
+reads them instead of exporting thousands of models again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import platformdirs
+
+from nnlat.errors import NnlatError
+from nnlat.features.raw import RawFeatures, raw_features
+from nnlat.features.schema import FEATURE_SCHEMA_VERSION
+from nnlat.graph.ir import Graph
+from nnlat.graph.load import load
+from nnlat.measure.types import Measurement
+from nnlat.store import Store
+from nnlat.store.keys import canonical_input_shapes, input_shapes_hash
+from nnlat.store.records import StoredModel
+from nnlat.zoo.family import ZooModel
+
+# Called after each record: (records done, records in all).
+OnRecord = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class LatencyRecord:
+    """One measured latency with the features of the graph that produced it.
+
+    Attributes:
+        graph_hash: the model's structural hash.
+        family: its family (``"resnet"``, ...), or ``"unknown"``.
+        platform: the platform name.
+        batch_size: the batch size measured.
+        latency_ms: the median latency.
+        raw: the graph's raw features, at the measured input shapes.
+    """
+
+    graph_hash: str
+    family: str
+    platform: str
+    batch_size: int
+    latency_ms: float
+    raw: RawFeatures
+
+
+def default_cache_dir() -> Path:
+    """Where raw features are cached: the user cache directory, per feature version."""
+    root = Path(platformdirs.user_cache_dir("nnlat", appauthor=False))
+    return root / "features" / f"v{FEATURE_SCHEMA_VERSION}"
+
+
+def graph_of(model: StoredModel, input_shapes: dict[str, tuple[int, ...]]) -> Graph:
+    """The graph of a stored model at ``input_shapes``: regenerated from its zoo recipe,
+    or loaded from its stored ONNX.
+
+    Raises:
+        NnlatError: the store kept neither a recipe nor the ONNX.
+    """
+    if model.onnx_bytes is not None:
+        return load(model.onnx_bytes, input_shapes=input_shapes)
+    if model.zoo_spec is not None:
+        zoo = ZooModel(
+            model.zoo_spec["family"], json.dumps(model.zoo_spec["config"], sort_keys=True)
+        )
+        return load(zoo.to_onnx(), input_shapes=input_shapes)
+    raise NnlatError(f"model {model.graph_hash} has neither ONNX nor a zoo recipe in the store")
+
+
+def _cached_raw(
+    store: Store, measurement: Measurement, cache_dir: Path | None
+) -> tuple[StoredModel, RawFeatures]:
+    model = store.get_model(measurement.graph_hash)
+    if model is None:  # the store's foreign key makes this impossible; say so if not
+        raise NnlatError(f"measurement of unknown model {measurement.graph_hash}")
+    shapes = dict(measurement.input_shapes)
+    path = None
+    if cache_dir is not None:
+        key = input_shapes_hash(canonical_input_shapes(shapes))[:12]
+        path = cache_dir / f"{measurement.graph_hash}-{key}.npz"
+        if path.exists():
+            with np.load(path) as arrays:
+                return model, RawFeatures.from_arrays(dict(arrays))
+    raw = raw_features(graph_of(model, shapes))
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
+        np.savez(tmp, **raw.to_arrays())
+        os.replace(tmp, path)  # readers never see half a file
+    return model, raw
+
+
+def load_records(
+    store: Store,
+    platforms: Sequence[str] | None = None,
+    families: Sequence[str] | None = None,
+    *,
+    cache_dir: Path | None = None,
+    on_record: OnRecord | None = None,
+) -> list[LatencyRecord]:
+    """Every ``ok`` measurement of the store (optionally filtered) as a training record.
+
+    Args:
+        store: the measurement database.
+        platforms: only these platforms (default: all).
+        families: only models of these families (default: all).
+        cache_dir: the raw-feature cache; None disables caching.
+        on_record: progress callback.
+
+    Returns:
+        Records in the store's order (oldest measurement first).
+
+    Example:
+        >>> from nnlat.datasets.campaign import build_dataset
+        >>> from nnlat.measure.backends.fake import FakeBackend
+        >>> from nnlat.measure.backends.registry import backend_registry
+        >>> from nnlat.measure.types import MeasureSpec
+        >>> store = Store.open("sqlite://")
+        >>> _ = build_dataset(store, ["alexnet"], 2, ["fake-fake1.0-fp32-t1"],
+        ...                   spec=MeasureSpec(min_runs=3, max_time_s=0.05),
+        ...                   backends=backend_registry({"fake": FakeBackend}))
+        >>> [(r.family, r.platform) for r in load_records(store)]
+        [('alexnet', 'fake-fake1.0-fp32-t1'), ('alexnet', 'fake-fake1.0-fp32-t1')]
+    """
+    measurements = [
+        m
+        for platform in (platforms or [None])
+        for family in (families or [None])
+        for m in store.list_measurements(platform=platform, family=family)
+    ]
+    records = []
+    for done, measurement in enumerate(measurements, start=1):
+        assert measurement.stats is not None  # "ok" measurements carry statistics
+        model, raw = _cached_raw(store, measurement, cache_dir)
+        records.append(
+            LatencyRecord(
+                graph_hash=measurement.graph_hash,
+                family=model.family or "unknown",
+                platform=measurement.platform,
+                batch_size=measurement.batch_size,
+                latency_ms=measurement.stats.median_ms,
+                raw=raw,
+            )
+        )
+        if on_record is not None:
+            on_record(done, len(measurements))
+    return records

@@ -1,0 +1,180 @@
+"""Raw features → model inputs: an operator vocabulary and scalers fitted on training data.
+
+A :class:`FeatureSchema` is learned from the training graphs (:meth:`FeatureSchema.fit`)
+and saved with every checkpoint (:meth:`to_dict`): the operator vocabulary (one-hot
+columns, plus an explicit ``<other>`` slot so an operator unseen in training is still
+visible to the model and reported), and one :class:`Standardizer` each for node and
+graph values (``log1p``, then zero mean and unit variance per column). Nothing is
+hand-set: a column that is constant in training gets a unit scale.
+
+Bump :data:`FEATURE_SCHEMA_VERSION` when :mod:`nnlat.features.raw` or the encoding
+changes; a checkpoint of another version refuses to load.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from nnlat.errors import NnlatError
+from nnlat.features.raw import GRAPH_COLUMNS, NODE_COLUMNS, RawFeatures
+
+FEATURE_SCHEMA_VERSION = 1
+OTHER = "<other>"
+
+
+class FeatureSchemaError(NnlatError):
+    """A saved feature schema does not match this version of nnlat."""
+
+
+@dataclass(frozen=True)
+class Standardizer:
+    """``(log1p(x) - mean) / std`` per column, fitted on training rows.
+
+    Example:
+        >>> s = Standardizer.fit(np.array([[0.0], [np.e - 1]]))
+        >>> s.transform(np.array([[0.0], [np.e - 1]])).ravel().tolist()
+        [-1.0, 1.0]
+    """
+
+    mean: tuple[float, ...]
+    std: tuple[float, ...]
+
+    @classmethod
+    def fit(cls, values: np.ndarray) -> Standardizer:
+        """Fit on rows × columns of non-negative values."""
+        logs = np.log1p(np.maximum(values, 0.0))
+        std = logs.std(axis=0)
+        return cls(tuple(logs.mean(axis=0).tolist()), tuple(np.where(std > 0, std, 1.0).tolist()))
+
+    def transform(self, values: np.ndarray) -> np.ndarray:
+        """Scale rows × columns (float32)."""
+        logs = np.log1p(np.maximum(values, 0.0))
+        return ((logs - np.asarray(self.mean)) / np.asarray(self.std)).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class GraphFeatures:
+    """A graph as a predictor sees it.
+
+    Attributes:
+        node_x: float32, nodes × (vocabulary + 1 + node columns): one-hot operator
+            (the last vocabulary slot is ``<other>``), then scaled node values.
+        edge_index: int64, 2 × edges.
+        global_x: float32, scaled graph values.
+        unseen_ops: operators encoded as ``<other>`` (not in the training vocabulary).
+    """
+
+    node_x: np.ndarray
+    edge_index: np.ndarray
+    global_x: np.ndarray
+    unseen_ops: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FeatureSchema:
+    """The vocabulary and scalers that turn :class:`RawFeatures` into :class:`GraphFeatures`.
+
+    Example:
+        >>> from nnlat.graph import load
+        >>> from nnlat.features.raw import raw_features
+        >>> from nnlat.testing import tiny_model
+        >>> raw = raw_features(load(tiny_model()))
+        >>> schema = FeatureSchema.fit([raw])
+        >>> schema.op_vocab
+        ('Conv', 'Relu', '<other>')
+        >>> schema.encode(raw).node_x.shape
+        (2, 26)
+    """
+
+    op_vocab: tuple[str, ...]
+    node_scaler: Standardizer
+    graph_scaler: Standardizer
+    version: int = FEATURE_SCHEMA_VERSION
+
+    @classmethod
+    def fit(cls, raws: Iterable[RawFeatures], min_op_count: int = 1) -> FeatureSchema:
+        """Learn the vocabulary and the scalers from training graphs.
+
+        Args:
+            raws: the training graphs' raw features.
+            min_op_count: operators seen in fewer graphs than this go to ``<other>``.
+
+        Raises:
+            NnlatError: no training graphs.
+        """
+        raws = list(raws)
+        if not raws:
+            raise NnlatError("cannot fit a feature schema on no graphs")
+        seen = Counter(op for raw in raws for op in set(raw.op_types))
+        vocab = tuple(sorted(op for op, n in seen.items() if n >= min_op_count and op != OTHER))
+        return cls(
+            op_vocab=(*vocab, OTHER),
+            node_scaler=Standardizer.fit(np.concatenate([r.node_values for r in raws])),
+            graph_scaler=Standardizer.fit(np.stack([r.graph_values for r in raws])),
+        )
+
+    @property
+    def node_dim(self) -> int:
+        """Width of ``node_x``."""
+        return len(self.op_vocab) + len(NODE_COLUMNS)
+
+    @property
+    def global_dim(self) -> int:
+        """Width of ``global_x``."""
+        return len(GRAPH_COLUMNS)
+
+    def encode(self, raw: RawFeatures) -> GraphFeatures:
+        """One-hot the operators and scale the values of one graph."""
+        index = {op: i for i, op in enumerate(self.op_vocab)}
+        other = index[OTHER]
+        slots = np.array([index.get(op, other) for op in raw.op_types], dtype=np.int64)
+        one_hot = np.zeros((len(slots), len(self.op_vocab)), dtype=np.float32)
+        one_hot[np.arange(len(slots)), slots] = 1.0
+        unseen = tuple(sorted({op for op in raw.op_types if op not in index}))
+        return GraphFeatures(
+            node_x=np.concatenate([one_hot, self.node_scaler.transform(raw.node_values)], axis=1),
+            edge_index=raw.edge_index,
+            global_x=self.graph_scaler.transform(raw.graph_values[None, :])[0],
+            unseen_ops=unseen,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able form, stored in checkpoint sidecars."""
+        return {
+            "version": self.version,
+            "node_columns": list(NODE_COLUMNS),
+            "graph_columns": list(GRAPH_COLUMNS),
+            "op_vocab": list(self.op_vocab),
+            "node_scaler": {"mean": self.node_scaler.mean, "std": self.node_scaler.std},
+            "graph_scaler": {"mean": self.graph_scaler.mean, "std": self.graph_scaler.std},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> FeatureSchema:
+        """Inverse of :meth:`to_dict`.
+
+        Raises:
+            FeatureSchemaError: the schema was saved by an incompatible nnlat version.
+        """
+        version = data.get("version")
+        columns = (tuple(data.get("node_columns", ())), tuple(data.get("graph_columns", ())))
+        if version != FEATURE_SCHEMA_VERSION or columns != (NODE_COLUMNS, GRAPH_COLUMNS):
+            raise FeatureSchemaError(
+                f"feature schema version {version} does not match this nnlat's "
+                f"{FEATURE_SCHEMA_VERSION} (or its columns differ): retrain the predictor "
+                "with `nnlat train`"
+            )
+        return cls(
+            op_vocab=tuple(data["op_vocab"]),
+            node_scaler=_standardizer(data["node_scaler"]),
+            graph_scaler=_standardizer(data["graph_scaler"]),
+        )
+
+
+def _standardizer(data: Mapping[str, Sequence[float]]) -> Standardizer:
+    return Standardizer(tuple(data["mean"]), tuple(data["std"]))
