@@ -15,6 +15,7 @@ def test_public_api_is_pinned() -> None:
             "graph_key",
             "inspect",
             "load",
+            "predict",
             "query",
         ]
     )
@@ -35,3 +36,9 @@ def test_query_is_reachable_lazily() -> None:
     from nnlat.querying.api import query
 
     assert nnlat.query is query
+
+
+def test_predict_is_reachable_lazily() -> None:
+    from nnlat.predictor.api import predict
+
+    assert nnlat.predict is predict

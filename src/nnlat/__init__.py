@@ -18,12 +18,16 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:
-    # ``nnlat.query`` pulls in the database and runtimes: imported on first use only,
-    # so that ``import nnlat`` stays light.
+    # ``nnlat.query`` pulls in the database and runtimes, ``nnlat.predict`` torch and
+    # PyG: imported on first use only, so that ``import nnlat`` stays light.
     if name == "query":
         from nnlat.querying.api import query
 
         return query
+    if name == "predict":
+        from nnlat.predictor.api import predict
+
+        return predict
     raise AttributeError(f"module 'nnlat' has no attribute {name!r}")
 
 
@@ -37,5 +41,6 @@ __all__ = [
     "graph_key",
     "inspect",
     "load",
+    "predict",
     "query",
 ]

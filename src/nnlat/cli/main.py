@@ -6,6 +6,7 @@ import typer
 
 from nnlat.cli import dataset_cmd, db_cmd, zoo_cmd
 from nnlat.cli.inspect_cmd import inspect_command
+from nnlat.cli.predict_cmd import predict_command, train_command
 from nnlat.cli.query_cmd import platforms_command, query_command
 
 app = typer.Typer(
@@ -17,6 +18,8 @@ app = typer.Typer(
 app.command("inspect")(inspect_command)
 app.command("query")(query_command)
 app.command("platforms")(platforms_command)
+app.command("predict")(predict_command)
+app.command("train")(train_command)
 app.add_typer(zoo_cmd.app, name="zoo")
 app.add_typer(db_cmd.app, name="db")
 app.add_typer(dataset_cmd.app, name="dataset")

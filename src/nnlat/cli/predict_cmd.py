@@ -1,0 +1,120 @@
+"""``nnlat predict`` and ``nnlat train``: estimates from a learned predictor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+from nnlat.cli.db_cmd import DbUrlOption
+from nnlat.cli.inspect_cmd import InputShapeOption
+from nnlat.cli.output import parse_input_shapes, print_json, stderr, stdout, user_errors
+
+PredictorOption = Annotated[
+    Path | None,
+    typer.Option("--predictor", help="A saved predictor directory (default: the shipped one)."),
+]
+
+
+def predict_command(
+    models: Annotated[list[Path], typer.Argument(help="ONNX files.")],
+    platform: Annotated[
+        str | None,
+        typer.Option(
+            "--platform", "-p", help="A platform the predictor knows (default: its first)."
+        ),
+    ] = None,
+    batch_size: Annotated[int, typer.Option("--batch-size", "-b", help="Batch size.")] = 1,
+    input_shape: InputShapeOption = None,
+    predictor: PredictorOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Predict the latency of MODELS on PLATFORM, without measuring (batched)."""
+    from nnlat.predictor.api import predict_many
+
+    shapes = parse_input_shapes(input_shape)
+    with user_errors():
+        results = predict_many(models, platform, batch_size, shapes, predictor=predictor)
+    if as_json:
+        payloads = [r.model_dump() for r in results]
+        print_json(payloads[0] if len(payloads) == 1 else payloads)
+        return
+    for path, result in zip(models, results, strict=True):
+        stdout.print(
+            f"[bold]{path.name}[/] on [bold]{result.platform}[/] (batch {result.batch_size}): "
+            f"[bold]{result.latency_ms:.3f} ms[/] predicted"
+        )
+
+
+def train_command(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory to save the predictor in.")],
+    platforms: Annotated[
+        list[str] | None, typer.Option("--platform", "-p", help="Train on these platforms only.")
+    ] = None,
+    families: Annotated[
+        list[str] | None, typer.Option("--family", "-f", help="Train on these families only.")
+    ] = None,
+    network: Annotated[str, typer.Option("--network", help="Predictor network.")] = "nnlp",
+    epochs: Annotated[int, typer.Option("--epochs", min=1, help="Most epochs.")] = 150,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of split, weights, order.")] = 0,
+    db: DbUrlOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Train a predictor on the database's measurements (one head per platform)."""
+    from nnlat.datasets.training import default_cache_dir, load_records
+    from nnlat.predictor import Predictor, TrainSettings
+    from nnlat.store import Store
+
+    with (
+        user_errors(),
+        Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=stderr,
+            transient=True,
+        ) as progress,
+    ):
+        with Store.open(db) as store:
+            task = progress.add_task("features", total=None)
+            records = load_records(
+                store,
+                platforms,
+                families,
+                cache_dir=default_cache_dir(),
+                on_record=lambda done, total: progress.update(task, completed=done, total=total),
+            )
+        epoch_task = progress.add_task("training", total=epochs)
+        predictor, result = Predictor.fit(
+            records,
+            network=network,
+            settings=TrainSettings(epochs=epochs, seed=seed),
+            on_epoch=lambda epoch, loss, valid: progress.update(
+                epoch_task,
+                completed=epoch,
+                description=f"training (valid MAPE {valid:.1%})"
+                if valid is not None
+                else "training",
+            ),
+        )
+        predictor.info["name"] = out.name
+        predictor.save(out)
+    summary = {
+        "out": str(out),
+        "platforms": predictor.platforms,
+        "records": len(records),
+        "best_epoch": result.best_epoch,
+        "best_valid_mape": result.best_valid_mape,
+        "seconds": result.seconds,
+    }
+    if as_json:
+        print_json(summary)
+        return
+    valid = "n/a" if result.best_valid_mape is None else f"{result.best_valid_mape:.2%}"
+    stdout.print(
+        f"trained {network} on {len(records)} records ({', '.join(predictor.platforms)}): "
+        f"validation MAPE {valid} at epoch {result.best_epoch}; saved to {out}"
+    )

@@ -1,0 +1,139 @@
+"""``nnlat.predict()``: a latency estimate in milliseconds, without measuring.
+
+By default the predictor shipped inside the package (``nnlat/predictor/pretrained``,
+trained on the project's own measured dataset; retrain with the command in
+``docs/predictor.md``) answers, so a fresh install predicts with no training.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from nnlat.errors import NnlatWarning
+from nnlat.features.raw import raw_features
+from nnlat.graph.hashing import graph_key
+from nnlat.graph.ir import Graph
+from nnlat.graph.load import load
+from nnlat.predictor.predictor import Predictor
+
+PRETRAINED_DIR = Path(__file__).parent / "pretrained"
+
+
+class Prediction(BaseModel):
+    """A predicted latency.
+
+    Attributes:
+        latency_ms: the estimate, in milliseconds.
+        platform: the platform it is for.
+        graph_hash: the model's structural hash.
+        batch_size: dimension 0 of the inputs.
+        unseen_ops: operators the predictor never saw in training (less trustworthy).
+        predictor: which predictor answered (network and where it was loaded from).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    latency_ms: float
+    platform: str
+    graph_hash: str
+    batch_size: int
+    unseen_ops: tuple[str, ...]
+    predictor: str
+
+
+@functools.cache
+def load_predictor(path: str | None = None) -> Predictor:
+    """The predictor saved at ``path`` (default: the shipped one), loaded once per process."""
+    return Predictor.load(path or PRETRAINED_DIR)
+
+
+def _graph(model: Any, batch_size: int, input_shapes: Mapping[str, Sequence[int]] | None) -> Graph:
+    if hasattr(model, "to_onnx") and hasattr(model, "config_json"):  # a zoo model
+        model = model.to_onnx()
+    return load(model, batch_size=batch_size, input_shapes=input_shapes)
+
+
+def predict_many(
+    models: Sequence[Any],
+    platform: str | None = None,
+    batch_size: int = 1,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    *,
+    predictor: Predictor | str | Path | None = None,
+) -> list[Prediction]:
+    """Predict the latency of several models on one platform, in one batch.
+
+    Args:
+        models: paths, ONNX bytes, ``onnx.ModelProto``, ``Graph`` or zoo models.
+        platform: a platform the predictor has a head for (default: its first).
+        batch_size: dimension 0 of every input.
+        input_shapes: input name → shape overrides (applied to every model).
+        predictor: a :class:`Predictor`, a saved predictor's directory, or None for
+            the shipped one.
+
+    Raises:
+        PredictorError: the predictor has no head for ``platform``.
+        NnlatError: a model cannot be loaded.
+
+    Warns:
+        NnlatWarning: a model has operators the predictor never saw in training.
+    """
+    chosen = (
+        predictor
+        if isinstance(predictor, Predictor)
+        else load_predictor(None if predictor is None else str(predictor))
+    )
+    platform = platform or chosen.platforms[0]
+    chosen.head(platform)  # an unknown platform fails before any model is loaded
+    graphs = [_graph(m, batch_size, input_shapes) for m in models]
+    raws = [raw_features(g) for g in graphs]
+    latencies = chosen.predict_raw(raws, platform)
+    label = f"{chosen.network}:{chosen.info.get('name', 'custom')}"
+    results = []
+    for graph, raw, latency in zip(graphs, raws, latencies, strict=True):
+        unseen = chosen.schema.encode(raw).unseen_ops
+        if unseen:
+            warnings.warn(
+                f"operators never seen in training: {', '.join(unseen)}; the prediction "
+                "is less reliable",
+                NnlatWarning,
+                stacklevel=2,
+            )
+        results.append(
+            Prediction(
+                latency_ms=float(latency),
+                platform=platform,
+                graph_hash=graph_key(graph).digest,
+                batch_size=batch_size,
+                unseen_ops=unseen,
+                predictor=label,
+            )
+        )
+    return results
+
+
+def predict(
+    model: Any,
+    platform: str | None = None,
+    batch_size: int = 1,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    *,
+    predictor: Predictor | str | Path | None = None,
+) -> Prediction:
+    """Predict the latency of ``model`` on ``platform`` (see :func:`predict_many`).
+
+    Example:
+        >>> from nnlat.testing import tiny_model
+        >>> from nnlat.testing.records import toy_predictor
+        >>> trained, _ = toy_predictor()
+        >>> p = predict(tiny_model(), "fake-fake1.0-fp32-t1", predictor=trained)
+        >>> p.latency_ms > 0, p.unseen_ops
+        (True, ())
+    """
+    return predict_many([model], platform, batch_size, input_shapes, predictor=predictor)[0]

@@ -1,0 +1,99 @@
+"""NNLP: GraphSAGE node embeddings, sum readout, static features, one head per platform.
+
+The model of NNLQP §6 (eqs. 3-5, Algorithm 1): ``layers`` SAGEConv layers with mean
+aggregation and L2-normalised outputs embed every node; their sum over the graph,
+concatenated with the graph's static features (batch size, FLOPs, params, bytes, ...),
+is the *unified graph embedding*; each platform has its own head of fully connected
+layers with ReLU and dropout on the shared backbone. A head outputs the log of the
+latency (in ms): positive latencies and relative errors come for free.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import asdict, dataclass
+
+import torch
+from torch import nn
+from torch_geometric.nn import SAGEConv, global_add_pool
+
+
+@dataclass(frozen=True)
+class NnlpConfig:
+    """NNLP's hyper-parameters.
+
+    Attributes:
+        node_dim, global_dim: input widths (from the feature schema).
+        platforms: number of heads.
+        hidden: width of node embeddings and of the heads' first layer.
+        layers: SAGEConv layers.
+        dropout: dropout in the heads.
+    """
+
+    node_dim: int
+    global_dim: int
+    platforms: int
+    hidden: int = 256
+    layers: int = 4
+    dropout: float = 0.05
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-able form, for checkpoint sidecars."""
+        return asdict(self)
+
+
+class Nnlp(nn.Module):
+    """The NNLP network.
+
+    Example:
+        >>> from torch_geometric.data import Batch, Data
+        >>> net = Nnlp(NnlpConfig(node_dim=4, global_dim=2, platforms=3, hidden=8, layers=2))
+        >>> g = Data(x=torch.ones(3, 4), edge_index=torch.tensor([[0, 1], [1, 2]]),
+        ...          global_x=torch.zeros(1, 2), platform=torch.tensor([2]))
+        >>> net(Batch.from_data_list([g, g])).shape
+        torch.Size([2])
+    """
+
+    def __init__(self, config: NnlpConfig) -> None:
+        super().__init__()
+        self.config = config
+        dims = [config.node_dim] + [config.hidden] * config.layers
+        self.convs = nn.ModuleList(
+            SAGEConv(a, b, aggr="mean", normalize=True) for a, b in itertools.pairwise(dims)
+        )
+        width = config.hidden + config.global_dim
+        self.heads = nn.ModuleList(self._head(width) for _ in range(config.platforms))
+
+    def _head(self, width: int) -> nn.Module:
+        c = self.config
+        return nn.Sequential(
+            nn.Linear(width, c.hidden),
+            nn.ReLU(),
+            nn.Dropout(c.dropout),
+            nn.Linear(c.hidden, c.hidden // 2),
+            nn.ReLU(),
+            nn.Dropout(c.dropout),
+            nn.Linear(c.hidden // 2, 1),
+        )
+
+    def add_head(self) -> int:
+        """Append a head for a new platform (transfer); return its index."""
+        self.heads.append(self._head(self.config.hidden + self.config.global_dim))
+        self.config = NnlpConfig(**{**self.config.to_dict(), "platforms": len(self.heads)})
+        return len(self.heads) - 1
+
+    def embed(self, batch: torch.Tensor) -> torch.Tensor:
+        """The unified graph embedding: sum of node embeddings ⊕ static features."""
+        x = batch.x
+        for conv in self.convs:
+            x = torch.relu(conv(x, batch.edge_index))
+        return torch.cat([global_add_pool(x, batch.batch), batch.global_x], dim=1)
+
+    def forward(self, batch: torch.Tensor) -> torch.Tensor:
+        """Log-latency per graph of ``batch`` on the platform in ``batch.platform``."""
+        embedding = self.embed(batch)
+        out = torch.empty(embedding.shape[0], device=embedding.device)
+        for index in torch.unique(batch.platform).tolist():
+            rows = batch.platform == index
+            out[rows] = self.heads[index](embedding[rows]).squeeze(-1)
+        return out

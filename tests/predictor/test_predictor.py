@@ -1,0 +1,133 @@
+"""The NNLP predictor: learns, saves and loads whole, refuses what it cannot answer."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+from typer.testing import CliRunner
+
+from nnlat.cli.main import app
+from nnlat.datasets import build_dataset
+from nnlat.errors import NnlatWarning
+from nnlat.measure.backends.fake import FakeBackend
+from nnlat.measure.backends.registry import backend_registry
+from nnlat.measure.types import MeasureSpec
+from nnlat.predictor import Predictor, PredictorError, TrainSettings, predict
+from nnlat.predictor.metrics import mape
+from nnlat.store import Store
+from nnlat.testing import tiny_model
+from nnlat.testing.records import TOY_PLATFORM, toy_predictor, toy_records
+
+
+@pytest.fixture(scope="module")
+def trained() -> Predictor:
+    predictor, _ = Predictor.fit(
+        toy_records(),
+        settings=TrainSettings(epochs=80, patience=80, valid_fraction=0.0, device="cpu"),
+        config={"hidden": 32, "layers": 2},
+    )
+    return predictor
+
+
+def test_training_fits_a_flops_driven_latency(trained: Predictor) -> None:
+    records = toy_records()
+    measured = np.array([r.latency_ms for r in records])
+    predicted = trained.predict_records(records)
+    constant = np.full_like(measured, np.exp(np.mean(np.log(measured))))
+    assert mape(measured, predicted) < 0.5 * mape(measured, constant)
+    assert mape(measured, predicted) < 0.25
+
+
+def test_save_and_load_give_the_same_predictions(trained: Predictor, tmp_path: Path) -> None:
+    raws = [r.raw for r in toy_records()]
+    trained.save(tmp_path / "p")
+    loaded = Predictor.load(tmp_path / "p")
+    assert loaded.platforms == trained.platforms
+    np.testing.assert_allclose(
+        loaded.predict_raw(raws, TOY_PLATFORM), trained.predict_raw(raws, TOY_PLATFORM), rtol=1e-6
+    )
+
+
+def test_load_refuses_another_feature_schema_version(trained: Predictor, tmp_path: Path) -> None:
+    path = trained.save(tmp_path / "p")
+    sidecar = json.loads((path / "predictor.json").read_text())
+    sidecar["feature_schema_version"] = 999
+    (path / "predictor.json").write_text(json.dumps(sidecar))
+    with pytest.raises(PredictorError, match="feature_schema_version 999"):
+        Predictor.load(path)
+    with pytest.raises(PredictorError, match="not a saved predictor"):
+        Predictor.load(tmp_path / "nothing-here")
+
+
+def test_unknown_platform_names_the_known_ones(trained: Predictor) -> None:
+    with pytest.raises(PredictorError, match=TOY_PLATFORM):
+        predict(tiny_model(), "mars-ort9.9-fp32-t1", predictor=trained)
+
+
+def sigmoid_model() -> onnx.ModelProto:
+    weight = helper.make_tensor("w", TensorProto.FLOAT, [4, 3, 3, 3], [0.1] * 108)
+    graph = helper.make_graph(
+        [
+            helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+            helper.make_node("Sigmoid", ["c"], ["y"]),
+        ],
+        "sig",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 16, 16])],
+        [weight],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_unseen_operator_still_predicts_with_a_warning(trained: Predictor) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = predict(sigmoid_model(), TOY_PLATFORM, predictor=trained)
+    assert result.unseen_ops == ("Sigmoid",) and np.isfinite(result.latency_ms)
+    assert any(issubclass(w.category, NnlatWarning) and "Sigmoid" in str(w.message) for w in caught)
+
+
+def test_batch_size_changes_the_prediction(trained: Predictor) -> None:
+    one = predict(tiny_model(dynamic_batch=True), TOY_PLATFORM, predictor=trained)
+    eight = predict(tiny_model(dynamic_batch=True), TOY_PLATFORM, 8, predictor=trained)
+    assert eight.batch_size == 8 and eight.latency_ms != one.latency_ms
+
+
+def test_toy_predictor_is_deterministic() -> None:
+    a, records = toy_predictor()
+    b, _ = toy_predictor()
+    raws = [r.raw for r in records]
+    np.testing.assert_allclose(a.predict_raw(raws, TOY_PLATFORM), b.predict_raw(raws, TOY_PLATFORM))
+
+
+def test_cli_trains_on_the_database_then_predicts(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    with Store.open(db) as store:
+        build_dataset(
+            store,
+            ["squeezenet"],
+            4,
+            [TOY_PLATFORM],
+            spec=MeasureSpec(min_runs=3, max_time_s=0.05),
+            backends=backend_registry({"fake": FakeBackend}),
+        )
+    env = {"NNLAT_DB_URL": db, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = tmp_path / "predictor"
+    runner = CliRunner()
+    trained = runner.invoke(app, ["train", "--out", str(out), "--epochs", "2", "--json"], env=env)
+    assert trained.exit_code == 0, trained.output
+    summary = json.loads(trained.stdout)
+    assert summary["records"] == 4 and summary["platforms"] == [TOY_PLATFORM]
+    onnx.save(tiny_model(), tmp_path / "m.onnx")
+    args = ["predict", str(tmp_path / "m.onnx"), "--predictor", str(out), "--json"]
+    payload = json.loads(runner.invoke(app, args, env=env).stdout)
+    assert {"latency_ms", "platform", "graph_hash", "unseen_ops"} <= set(payload)
+    assert payload["platform"] == TOY_PLATFORM and payload["latency_ms"] > 0
+    bad = runner.invoke(app, [*args[:-1], "-p", "mars-ort9.9-fp32-t1"], env=env)
+    assert bad.exit_code == 2 and TOY_PLATFORM in bad.output
