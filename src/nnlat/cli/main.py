@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from nnlat.cli import dataset_cmd, db_cmd, zoo_cmd
+from nnlat.cli import dataset_cmd, db_cmd, eval_cmd, zoo_cmd
 from nnlat.cli.inspect_cmd import inspect_command
 from nnlat.cli.predict_cmd import predict_command, train_command
 from nnlat.cli.query_cmd import platforms_command, query_command
@@ -23,6 +23,7 @@ app.command("train")(train_command)
 app.add_typer(zoo_cmd.app, name="zoo")
 app.add_typer(db_cmd.app, name="db")
 app.add_typer(dataset_cmd.app, name="dataset")
+app.add_typer(eval_cmd.app, name="eval")
 
 
 def main() -> None:

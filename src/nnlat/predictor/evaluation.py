@@ -1,0 +1,162 @@
+"""Evaluation protocols: how well does a predictor do on structures it never saw?
+
+*Unseen structure* (NNLQP Table 3): for each family, train on the other families'
+records of one platform and test on that family's. Every method sees exactly the same
+split; NNLP picks its checkpoint on a validation share of the *training* families. Each
+finished (family, method) result is appended to a JSON-Lines file as soon as it exists,
+so a stopped evaluation resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from nnlat.datasets.training import LatencyRecord
+from nnlat.errors import NnlatError
+from nnlat.predictor.metrics import accuracy_report
+from nnlat.predictor.models.baselines import BASELINES
+from nnlat.predictor.predictor import Predictor
+from nnlat.predictor.training import TrainSettings
+
+GRAPH_NETWORKS = ("nnlp",)
+
+# Called when a (family, method) result is done.
+OnResult = Callable[["FoldResult"], None]
+
+
+@dataclass(frozen=True)
+class FoldResult:
+    """One method on one held-out family.
+
+    Attributes:
+        family: the held-out (test) family.
+        method: ``nnlp`` or a baseline name.
+        platform: the platform of the records.
+        train_records, test_records: sizes of the split.
+        metrics: MAPE, RMSPE, Acc(1/5/10 %) as fractions.
+        fit_seconds: training time.
+        predict_seconds_per_graph: prediction time per test graph.
+        measured_ms, predicted_ms: per test record, for scatter plots.
+    """
+
+    family: str
+    method: str
+    platform: str
+    train_records: int
+    test_records: int
+    metrics: dict[str, float]
+    fit_seconds: float
+    predict_seconds_per_graph: float
+    measured_ms: list[float]
+    predicted_ms: list[float]
+
+
+def fit_and_predict(
+    method: str,
+    train: Sequence[LatencyRecord],
+    test: Sequence[LatencyRecord],
+    settings: TrainSettings,
+    config: dict[str, object] | None = None,
+) -> tuple[np.ndarray, float, float]:
+    """Train ``method`` on ``train``; return (predictions for ``test``, fit s, predict s)."""
+    start = time.perf_counter()
+    if method in GRAPH_NETWORKS:
+        model, _ = Predictor.fit(train, network=method, settings=settings, config=config)
+        fitted = time.perf_counter()
+        predicted = model.predict_records(test)
+    elif method in BASELINES:
+        baseline = BASELINES[method](seed=settings.seed) if _seeded(method) else BASELINES[method]()
+        baseline.fit(train)
+        fitted = time.perf_counter()
+        predicted = baseline.predict(test)
+    else:
+        known = ", ".join([*GRAPH_NETWORKS, *sorted(BASELINES)])
+        raise NnlatError(f"unknown method {method!r}; known: {known}")
+    return np.asarray(predicted, dtype=np.float64), fitted - start, time.perf_counter() - fitted
+
+
+def _seeded(method: str) -> bool:
+    import inspect
+
+    return "seed" in inspect.signature(BASELINES[method]).parameters
+
+
+def read_results(path: Path) -> list[FoldResult]:
+    """The results saved so far in a JSON-Lines file (none if it does not exist)."""
+    if not path.exists():
+        return []
+    return [FoldResult(**json.loads(line)) for line in path.read_text().splitlines() if line]
+
+
+def unseen_structure(
+    records: Sequence[LatencyRecord],
+    platform: str,
+    methods: Sequence[str],
+    *,
+    families: Sequence[str] | None = None,
+    settings: TrainSettings | None = None,
+    config: dict[str, object] | None = None,
+    results_path: Path | None = None,
+    on_result: OnResult | None = None,
+) -> list[FoldResult]:
+    """Leave-one-family-out evaluation on ``platform``.
+
+    Args:
+        records: all records (other platforms are ignored).
+        platform: the platform evaluated.
+        methods: ``nnlp`` and/or baseline names.
+        families: the families held out in turn (default: every family in the records).
+        settings: NNLP training settings (its seed also seeds the baselines).
+        config: NNLP hyper-parameters.
+        results_path: JSON-Lines file; results already there are kept and not redone.
+        on_result: progress callback.
+
+    Returns:
+        Every (family, method) result, those loaded from ``results_path`` included.
+
+    Raises:
+        NnlatError: no records on ``platform``, or a family without records.
+    """
+    settings = settings or TrainSettings()
+    mine = [r for r in records if r.platform == platform]
+    if not mine:
+        raise NnlatError(f"no records on platform {platform!r}")
+    families = list(families or sorted({r.family for r in mine}))
+    results = read_results(results_path) if results_path else []
+    done = {(r.family, r.method) for r in results if r.platform == platform}
+    for family in families:
+        test = [r for r in mine if r.family == family]
+        train = [r for r in mine if r.family != family]
+        if not test:
+            raise NnlatError(f"no records of family {family!r} on {platform!r}")
+        for method in methods:
+            if (family, method) in done:
+                continue
+            predicted, fit_s, predict_s = fit_and_predict(method, train, test, settings, config)
+            measured = [r.latency_ms for r in test]
+            result = FoldResult(
+                family=family,
+                method=method,
+                platform=platform,
+                train_records=len(train),
+                test_records=len(test),
+                metrics=accuracy_report(measured, predicted),
+                fit_seconds=fit_s,
+                predict_seconds_per_graph=predict_s / len(test),
+                measured_ms=measured,
+                predicted_ms=predicted.tolist(),
+            )
+            results.append(result)
+            if results_path is not None:
+                results_path.parent.mkdir(parents=True, exist_ok=True)
+                with results_path.open("a") as f:
+                    f.write(json.dumps(asdict(result)) + "\n")
+            if on_result is not None:
+                on_result(result)
+    return results
