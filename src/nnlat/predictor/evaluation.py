@@ -24,7 +24,7 @@ from nnlat.predictor.models.baselines import BASELINES
 from nnlat.predictor.predictor import Predictor
 from nnlat.predictor.training import TrainSettings
 
-GRAPH_NETWORKS = ("nnlp",)
+GRAPH_NETWORKS = ("nnlp", "brpnas")
 
 # Called when a (family, method) result is done.
 OnResult = Callable[["FoldResult"], None]

@@ -30,6 +30,7 @@ from nnlat.errors import NnlatError
 from nnlat.features.raw import RawFeatures
 from nnlat.features.schema import FEATURE_SCHEMA_VERSION, FeatureSchema, GraphFeatures
 from nnlat.measure.types import PROTOCOL_VERSION
+from nnlat.predictor.models.brpnas import BrpnasConfig, BrpnasGcn
 from nnlat.predictor.models.nnlp import Nnlp, NnlpConfig
 from nnlat.predictor.training import (
     OnEpoch,
@@ -54,6 +55,7 @@ class Network:
 
 NETWORKS: Registry[Network] = Registry("predictor network")
 NETWORKS.register("nnlp", Network(NnlpConfig, Nnlp))
+NETWORKS.register("brpnas", Network(BrpnasConfig, BrpnasGcn))
 
 
 class PredictorError(NnlatError):

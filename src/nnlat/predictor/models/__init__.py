@@ -1,1 +1,1 @@
-"""Predictor models: the NNLP graph network and the baselines it is compared with."""
+"""Predictor models: the NNLP and BRP-NAS graph networks and the baselines of NNLQP Table 3."""
