@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
 from nnlat.cli.db_cmd import DbUrlOption
-from nnlat.cli.output import print_json, stderr, stdout, user_errors
+from nnlat.cli.output import print_json, progress_bar, stdout, user_errors
 
 app = typer.Typer(help="Measured datasets: build them from the zoo into the database.")
 
@@ -58,14 +57,7 @@ def build_command(
     chosen = _split(families) or list(NNLQP_FAMILIES)
     with user_errors(), Store.open(db) as store:
         names = _split(platforms) or [reference_platform().name]
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=stderr,
-            transient=as_json,
-        ) as progress:
+        with progress_bar(as_json) as progress:
             task = progress.add_task("variants", total=len(chosen) * per_family)
 
             def advance(family: str, index: int, target: int) -> None:

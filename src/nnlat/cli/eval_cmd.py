@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
 from nnlat.cli.db_cmd import DbUrlOption
-from nnlat.cli.output import stderr, stdout, user_errors
+from nnlat.cli.output import progress_bar, stdout, user_errors
 
 app = typer.Typer(help="Evaluate predictors on the database; write reports.")
 
@@ -50,13 +49,7 @@ def unseen_structure_command(
     with user_errors():
         name = platform or reference_platform().name
         with (
-            Progress(
-                "[progress.description]{task.description}",
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=stderr,
-            ) as progress,
+            progress_bar() as progress,
             Store.open(db) as store,
         ):
             task = progress.add_task("features", total=None)

@@ -11,11 +11,24 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
 from nnlat.errors import NnlatError, NnlatWarning
 
 stdout = Console()
 stderr = Console(stderr=True)
+
+
+def progress_bar(transient: bool = False) -> Progress:
+    """The progress display of every long command: on stderr, so stdout stays clean."""
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=stderr,
+        transient=transient,
+    )
 
 
 def print_json(payload: Any) -> None:

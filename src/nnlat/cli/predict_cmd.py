@@ -6,11 +6,16 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
 from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.inspect_cmd import InputShapeOption
-from nnlat.cli.output import parse_input_shapes, print_json, stderr, stdout, user_errors
+from nnlat.cli.output import (
+    parse_input_shapes,
+    print_json,
+    progress_bar,
+    stdout,
+    user_errors,
+)
 
 PredictorOption = Annotated[
     Path | None,
@@ -69,14 +74,7 @@ def train_command(
 
     with (
         user_errors(),
-        Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=stderr,
-            transient=True,
-        ) as progress,
+        progress_bar(True) as progress,
     ):
         with Store.open(db) as store:
             task = progress.add_task("features", total=None)

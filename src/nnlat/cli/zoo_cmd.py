@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
-from nnlat.cli.output import print_json, stderr, stdout, user_errors
+from nnlat.cli.output import print_json, progress_bar, stdout, user_errors
 from nnlat.graph.onnx_io import serialize
 
 app = typer.Typer(help="Model families and search spaces.", no_args_is_help=True)
@@ -63,14 +62,7 @@ def export_command(
         get_family(family)  # fail on an unknown family before creating anything
         out.mkdir(parents=True, exist_ok=True)
         records = []
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=stderr,
-            transient=as_json,
-        ) as progress:
+        with progress_bar(as_json) as progress:
             task = progress.add_task(f"exporting {family}", total=count)
             for index, variant in enumerate(generate_variants(family, count, seed)):
                 name = f"{family}_{index:05d}_{variant.graph_hash}.onnx"
