@@ -131,3 +131,35 @@ def test_cli_trains_on_the_database_then_predicts(tmp_path: Path) -> None:
     assert payload["platform"] == TOY_PLATFORM and payload["latency_ms"] > 0
     bad = runner.invoke(app, [*args[:-1], "-p", "mars-ort9.9-fp32-t1"], env=env)
     assert bad.exit_code == 2 and TOY_PLATFORM in bad.output
+
+
+@pytest.mark.parametrize(
+    ("overrides", "sees_nodes", "sees_static"),
+    [
+        ({}, True, True),
+        ({"node_features": False}, False, True),
+        ({"gnn": False}, True, True),
+        ({"static_features": False}, True, False),
+    ],
+)
+def test_ablations_remove_what_they_say(
+    overrides: dict[str, bool], sees_nodes: bool, sees_static: bool
+) -> None:
+    import torch
+    from torch_geometric.data import Batch
+
+    from nnlat.predictor.models.nnlp import Nnlp, NnlpConfig
+    from nnlat.predictor.predictor import to_data
+
+    predictor, records = toy_predictor(epochs=1)
+    net = Nnlp(NnlpConfig(predictor.schema.node_dim, predictor.schema.global_dim, 1, **overrides))
+    net.eval()
+    data = to_data(predictor.schema.encode(records[0].raw), 0)
+    base = net(Batch.from_data_list([data]))
+    nodes = data.clone()
+    nodes.x = nodes.x + 1.0
+    static = data.clone()
+    static.global_x = static.global_x + 1.0
+    assert bool(net(Batch.from_data_list([nodes])) != base) == sees_nodes
+    assert bool(net(Batch.from_data_list([static])) != base) == sees_static
+    assert isinstance(base, torch.Tensor)

@@ -28,6 +28,10 @@ class NnlpConfig:
         hidden: width of node embeddings and of the heads' first layer.
         layers: SAGEConv layers.
         dropout: dropout in the heads.
+        node_features, gnn, static_features: the ablations of NNLQP Table 4. Without
+            node features the heads see only the static features; without the GNN the
+            node features themselves are summed; without static features only the sum
+            of node embeddings is used.
     """
 
     node_dim: int
@@ -36,6 +40,15 @@ class NnlpConfig:
     hidden: int = 256
     layers: int = 4
     dropout: float = 0.05
+    node_features: bool = True
+    gnn: bool = True
+    static_features: bool = True
+
+    @property
+    def embedding_dim(self) -> int:
+        """Width of the unified graph embedding the heads read."""
+        nodes = 0 if not self.node_features else (self.hidden if self.gnn else self.node_dim)
+        return nodes + (self.global_dim if self.static_features else 0)
 
     def to_dict(self) -> dict[str, object]:
         """JSON-able form, for checkpoint sidecars."""
@@ -57,17 +70,23 @@ class Nnlp(nn.Module):
     def __init__(self, config: NnlpConfig) -> None:
         super().__init__()
         self.config = config
+        if config.embedding_dim == 0:
+            raise ValueError("NNLP needs node features or static features")
         dims = [config.node_dim] + [config.hidden] * config.layers
-        self.convs = nn.ModuleList(
-            SAGEConv(a, b, aggr="mean", normalize=True) for a, b in itertools.pairwise(dims)
+        use_convs = config.node_features and config.gnn
+        self.convs = (
+            nn.ModuleList(
+                SAGEConv(a, b, aggr="mean", normalize=True) for a, b in itertools.pairwise(dims)
+            )
+            if use_convs
+            else nn.ModuleList()
         )
-        width = config.hidden + config.global_dim
-        self.heads = nn.ModuleList(self._head(width) for _ in range(config.platforms))
+        self.heads = nn.ModuleList(self._head() for _ in range(config.platforms))
 
-    def _head(self, width: int) -> nn.Module:
+    def _head(self) -> nn.Module:
         c = self.config
         return nn.Sequential(
-            nn.Linear(width, c.hidden),
+            nn.Linear(c.embedding_dim, c.hidden),
             nn.ReLU(),
             nn.Dropout(c.dropout),
             nn.Linear(c.hidden, c.hidden // 2),
@@ -78,16 +97,21 @@ class Nnlp(nn.Module):
 
     def add_head(self) -> int:
         """Append a head for a new platform (transfer); return its index."""
-        self.heads.append(self._head(self.config.hidden + self.config.global_dim))
+        self.heads.append(self._head())
         self.config = NnlpConfig(**{**self.config.to_dict(), "platforms": len(self.heads)})
         return len(self.heads) - 1
 
     def embed(self, batch: torch.Tensor) -> torch.Tensor:
         """The unified graph embedding: sum of node embeddings ⊕ static features."""
-        x = batch.x
-        for conv in self.convs:
-            x = torch.relu(conv(x, batch.edge_index))
-        return torch.cat([global_add_pool(x, batch.batch), batch.global_x], dim=1)
+        parts = []
+        if self.config.node_features:
+            x = batch.x
+            for conv in self.convs:
+                x = torch.relu(conv(x, batch.edge_index))
+            parts.append(global_add_pool(x, batch.batch))
+        if self.config.static_features:
+            parts.append(batch.global_x)
+        return torch.cat(parts, dim=1)
 
     def forward(self, batch: torch.Tensor) -> torch.Tensor:
         """Log-latency per graph of ``batch`` on the platform in ``batch.platform``."""
