@@ -1,4 +1,9 @@
-"""``nnlat eval``: evaluation protocols that write tables and plots into ``reports/``."""
+"""``nnlat eval``: evaluation protocols that write tables and plots into ``reports/``.
+
+Each command loads the database's records (features cached), runs one protocol of the
+NNLQP paper and writes ``STEM.md`` (with the command that made it), ``STEM.png`` and,
+where results accumulate, ``STEM.jsonl`` (rerunning resumes).
+"""
 
 from __future__ import annotations
 
@@ -8,63 +13,70 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.progress import Progress
 
 from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.output import progress_bar, stdout, user_errors
 
 app = typer.Typer(help="Evaluate predictors on the database; write reports.")
 
-DEFAULT_METHODS = "nnlp,flops-lr,flops-macs-lr,nn-meter,xgboost"
+DEFAULT_METHODS = "nnlp,brpnas,flops-lr,flops-macs-lr,nn-meter,xgboost"
+PlatformOption = Annotated[
+    str | None,
+    typer.Option("--platform", "-p", help="Platform to evaluate (default: reference)."),
+]
+EpochsOption = Annotated[int, typer.Option("--epochs", min=1, help="Most training epochs.")]
+SeedOption = Annotated[int, typer.Option("--seed", help="Seed of splits and training.")]
 
 
-@app.command("unseen-structure")
-def unseen_structure_command(
-    platform: Annotated[
-        str | None,
-        typer.Option("--platform", "-p", help="Platform to evaluate (default: reference)."),
-    ] = None,
-    methods: Annotated[
-        str, typer.Option("--methods", "-m", help="Comma-separated methods.")
-    ] = DEFAULT_METHODS,
-    families: Annotated[
-        str | None, typer.Option("--families", "-f", help="Held-out families (default: all).")
-    ] = None,
-    epochs: Annotated[int, typer.Option("--epochs", min=1, help="NNLP's most epochs.")] = 150,
-    seed: Annotated[int, typer.Option("--seed", help="Seed.")] = 0,
-    out: Annotated[
-        Path, typer.Option("--out", "-o", help="Report path stem (.md, .png, .jsonl).")
-    ] = Path("reports/unseen_structure"),
-    db: DbUrlOption = None,
-) -> None:
-    """Leave one family out: train on the others, test on it (NNLQP Table 3)."""
+def _command() -> str:
+    return "nnlat eval " + shlex.join(sys.argv[2:])
+
+
+def _records(db: str | None, platforms: list[str] | None, progress: Progress) -> list:  # type: ignore[type-arg]
     from nnlat.datasets.training import default_cache_dir, load_records
+    from nnlat.store import Store
+
+    task = progress.add_task("features", total=None)
+    with Store.open(db) as store:
+        return load_records(
+            store,
+            platforms,
+            cache_dir=default_cache_dir(),
+            on_record=lambda done, total: progress.update(task, completed=done, total=total),
+        )
+
+
+def _platform(platform: str | None) -> str:
     from nnlat.measure.runner import reference_platform
+
+    return platform or reference_platform().name
+
+
+def _leave_one_out(
+    methods: list[str],
+    platform: str | None,
+    families: str | None,
+    epochs: int,
+    seed: int,
+    out: Path,
+    db: str | None,
+) -> None:
     from nnlat.predictor.evaluation import unseen_structure
     from nnlat.predictor.report import scatter_plot, unseen_structure_markdown
     from nnlat.predictor.training import TrainSettings
-    from nnlat.store import Store
 
-    chosen = [m.strip() for m in methods.split(",") if m.strip()]
     held = [f.strip() for f in families.split(",")] if families else None
     with user_errors():
-        name = platform or reference_platform().name
-        with (
-            progress_bar() as progress,
-            Store.open(db) as store,
-        ):
-            task = progress.add_task("features", total=None)
-            records = load_records(
-                store,
-                [name],
-                cache_dir=default_cache_dir(),
-                on_record=lambda done, total: progress.update(task, completed=done, total=total),
-            )
-            folds = len(held or {r.family for r in records}) * len(chosen)
+        name = _platform(platform)
+        with progress_bar() as progress:
+            records = _records(db, [name], progress)
+            folds = len(held or {r.family for r in records}) * len(methods)
             fold_task = progress.add_task("folds", total=folds)
             results = unseen_structure(
                 records,
                 name,
-                chosen,
+                methods,
                 families=held,
                 settings=TrainSettings(epochs=epochs, seed=seed),
                 results_path=out.with_suffix(".jsonl"),
@@ -72,8 +84,121 @@ def unseen_structure_command(
                     fold_task, advance=1, description=f"{r.method} without {r.family}"
                 ),
             )
-        command = "nnlat eval unseen-structure " + shlex.join(sys.argv[3:])
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.with_suffix(".md").write_text(unseen_structure_markdown(results, command.strip()))
-        scatter_plot(results, chosen[0], out.with_suffix(".png"))
+        out.with_suffix(".md").write_text(unseen_structure_markdown(results, _command()))
+        scatter_plot(results, methods[0], out.with_suffix(".png"))
+    stdout.print(f"wrote {out.with_suffix('.md')} and {out.with_suffix('.png')}")
+
+
+@app.command("unseen-structure")
+def unseen_structure_command(
+    platform: PlatformOption = None,
+    methods: Annotated[
+        str, typer.Option("--methods", "-m", help="Comma-separated methods.")
+    ] = DEFAULT_METHODS,
+    families: Annotated[
+        str | None, typer.Option("--families", "-f", help="Held-out families (default: all).")
+    ] = None,
+    epochs: EpochsOption = 150,
+    seed: SeedOption = 0,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Report path stem.")] = Path(
+        "reports/unseen_structure"
+    ),
+    db: DbUrlOption = None,
+) -> None:
+    """Leave one family out: train on the others, test on it (NNLQP Table 3)."""
+    chosen = [m.strip() for m in methods.split(",") if m.strip()]
+    _leave_one_out(chosen, platform, families, epochs, seed, out, db)
+
+
+@app.command("ablation")
+def ablation_command(
+    platform: PlatformOption = None,
+    families: Annotated[
+        str | None, typer.Option("--families", "-f", help="Held-out families (default: all).")
+    ] = None,
+    epochs: EpochsOption = 150,
+    seed: SeedOption = 0,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Report path stem.")] = Path(
+        "reports/ablation"
+    ),
+    db: DbUrlOption = None,
+) -> None:
+    """NNLP without node features / GNN / static features, left one family out (Table 4)."""
+    from nnlat.predictor.evaluation import ABLATION_METHODS
+
+    _leave_one_out(list(ABLATION_METHODS), platform, families, epochs, seed, out, db)
+
+
+@app.command("multi-platform")
+def multi_platform_command(
+    epochs: EpochsOption = 150,
+    seed: SeedOption = 0,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Report path stem.")] = Path(
+        "reports/multi_platform"
+    ),
+    db: DbUrlOption = None,
+) -> None:
+    """One multi-head predictor against one predictor per platform (NNLQP Table 6)."""
+    from nnlat.predictor.multi_platform import multi_platform, multi_platform_markdown
+    from nnlat.predictor.training import TrainSettings
+
+    with user_errors():
+        with progress_bar() as progress:
+            records = _records(db, None, progress)
+            study = multi_platform(records, settings=TrainSettings(epochs=epochs, seed=seed))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.with_suffix(".md").write_text(multi_platform_markdown(study, _command()))
+    stdout.print(f"wrote {out.with_suffix('.md')}")
+
+
+@app.command("transfer")
+def transfer_command(
+    family: Annotated[
+        list[str] | None, typer.Option("--family", "-f", help="Unseen family (repeatable).")
+    ] = None,
+    target: Annotated[
+        list[str] | None,
+        typer.Option("--target-platform", "-t", help="Unseen platform (repeatable)."),
+    ] = None,
+    platform: PlatformOption = None,
+    ks: Annotated[str, typer.Option("--ks", help="Comma-separated k values.")] = "32,100,200",
+    epochs: EpochsOption = 150,
+    seed: SeedOption = 0,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Report path stem.")] = Path(
+        "reports/transfer"
+    ),
+    db: DbUrlOption = None,
+) -> None:
+    """Pre-trained + fine-tuned on k samples versus from scratch (NNLQP Figures 6-7).
+
+    ``--family F`` pre-trains on PLATFORM's other families; ``--target-platform T``
+    pre-trains on PLATFORM and transfers to T.
+    """
+    from nnlat.predictor.training import TrainSettings
+    from nnlat.predictor.transfer_study import (
+        transfer_markdown,
+        transfer_plot,
+        unseen_family_curve,
+        unseen_platform_curve,
+    )
+
+    k_values = [int(k) for k in ks.split(",")]
+    settings = TrainSettings(epochs=epochs, seed=seed)
+    with user_errors():
+        source = _platform(platform)
+        points = []
+        with progress_bar() as progress:
+            records = _records(db, None, progress)
+            for name in family or []:
+                points += unseen_family_curve(records, source, name, k_values, settings=settings)
+            for name in target or []:
+                points += unseen_platform_curve(
+                    records, [source], name, k_values, settings=settings
+                )
+        if not points:
+            raise typer.BadParameter("give --family and/or --target-platform")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.with_suffix(".md").write_text("\n".join(transfer_markdown(points, _command())))
+        transfer_plot(points, str(out.with_suffix(".png")))
     stdout.print(f"wrote {out.with_suffix('.md')} and {out.with_suffix('.png')}")

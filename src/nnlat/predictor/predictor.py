@@ -24,6 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 from torch_geometric.data import Data
+from torch_geometric.loader import DataLoader
 
 from nnlat.datasets.training import LatencyRecord
 from nnlat.errors import NnlatError
@@ -197,6 +198,30 @@ class Predictor:
         head = self.head(platform)
         data = [to_data(self.schema.encode(raw), head) for raw in raws]
         return np.exp(predict_log(self.net, data))
+
+    @torch.no_grad()
+    def predict_all(
+        self, raws: Sequence[RawFeatures], batch_size: int = 256
+    ) -> dict[str, np.ndarray]:
+        """Predicted latencies (ms) of graphs on every platform: one embedding, all heads.
+
+        Example:
+            >>> from nnlat.testing.records import toy_predictor
+            >>> predictor, records = toy_predictor()
+            >>> {k: v.shape for k, v in predictor.predict_all([records[0].raw]).items()}
+            {'fake-fake1.0-fp32-t1': (1,)}
+        """
+        self.net.eval()
+        data = [to_data(self.schema.encode(raw), 0) for raw in raws]
+        outputs: list[list[np.ndarray]] = [[] for _ in self.platforms]
+        for batch in DataLoader(data, batch_size=batch_size, shuffle=False):
+            embedding = self.net.embed(batch)
+            for index, head in enumerate(self.net.heads):
+                outputs[index].append(head(embedding).squeeze(-1).numpy())
+        return {
+            platform: np.exp(np.concatenate(out)) if out else np.zeros(0)
+            for platform, out in zip(self.platforms, outputs, strict=True)
+        }
 
     def predict_records(self, records: Sequence[LatencyRecord]) -> np.ndarray:
         """Predicted latencies (ms) of records, each on its own platform."""
