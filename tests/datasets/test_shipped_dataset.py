@@ -1,0 +1,25 @@
+"""The dataset in data/ imports with one command and holds what data/README.md says."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from nnlat.store import Store
+from nnlat.zoo.registry import NNLQP_FAMILIES
+
+DATASET = Path(__file__).parents[2] / "data" / "nnlqp10-xeon.jsonl.gz"
+
+
+def test_nnlqp10_dataset_imports_whole(tmp_path: Path) -> None:
+    store = Store.open(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    report = store.import_(DATASET)
+    assert (report.models_added, report.measurements_added) == (2000, 4000)
+    per_cell = Counter()
+    for platform in ("xeon-ort1.31-fp32-t1", "xeon-openvino2026.4-fp32-t1"):
+        for family in NNLQP_FAMILIES:
+            found = store.list_measurements(platform=platform, family=family)
+            per_cell[family, platform] = len({m.graph_hash for m in found})
+    assert set(per_cell.values()) == {200}, per_cell
+    model = store.get_model(found[0].graph_hash)
+    assert model is not None and model.zoo_spec is not None
