@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nnlat.graph.cost import graph_cost, node_cost
+from nnlat.graph.cost import graph_cost
 from nnlat.graph.ir import Graph, Node
 from nnlat.graph.kernels import split_kernels
 from nnlat.graph.ops import op_name
@@ -155,14 +155,17 @@ def raw_features(graph: Graph) -> RawFeatures:
         >>> raw.kernel_patterns()
         ['Conv+Relu']
     """
+    total = graph_cost(graph)
+    # Per top-level node: its own cost plus its bodies'. graph_cost lists nodes in
+    # Graph.walk order, where a node's sub-graph nodes follow it.
+    costs = np.zeros((len(graph.nodes), 4))
+    current = 0
+    for (owner, index), cost in zip(graph.walk(), total.nodes, strict=True):
+        if owner is graph:
+            current = index
+        costs[current] += (cost.flops, cost.macs, cost.params, cost.bytes)
     rows = []
     for index, node in enumerate(graph.nodes):
-        cost = node_cost(graph, index)
-        flops, macs, params, moved = cost.flops, cost.macs, cost.params, cost.bytes
-        for body in node.subgraphs:
-            inner = graph_cost(body)
-            flops, macs = flops + inner.flops, macs + inner.macs
-            params, moved = params + inner.params, moved + inner.bytes
         first_in = graph.tensors.get(node.inputs[0]) if node.inputs and node.inputs[0] else None
         first_out = graph.tensors.get(node.outputs[0]) if node.outputs else None
         rows.append(
@@ -170,10 +173,7 @@ def raw_features(graph: Graph) -> RawFeatures:
                 *_window(node),
                 *_shape4(None if first_in is None else first_in.shape),
                 *_shape4(None if first_out is None else first_out.shape),
-                flops,
-                macs,
-                params,
-                moved,
+                *costs[index],
             ]
         )
     edges = sorted({(e.src, e.dst) for e in graph.edges})
@@ -181,7 +181,6 @@ def raw_features(graph: Graph) -> RawFeatures:
     kernel_ids = np.zeros(len(graph.nodes), dtype=np.int64)
     for k, kernel in enumerate(kernels):
         kernel_ids[list(kernel.nodes)] = k
-    total = graph_cost(graph)
     batch = graph.inputs[0].shape[0] if graph.inputs and graph.inputs[0].shape else 1
     return RawFeatures(
         op_types=tuple(op_name(node) for node in graph.nodes),
