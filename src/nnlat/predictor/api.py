@@ -59,6 +59,14 @@ def _graph(model: Any, batch_size: int, input_shapes: Mapping[str, Sequence[int]
     return load(model, batch_size=batch_size, input_shapes=input_shapes)
 
 
+def _default_platform(predictor: Predictor) -> str:
+    """This host's reference platform when the predictor knows it, else its first."""
+    from nnlat.measure.runner import reference_platform
+
+    reference = reference_platform().name
+    return reference if reference in predictor.platforms else predictor.platforms[0]
+
+
 def predict_many(
     models: Sequence[Any],
     platform: str | None = None,
@@ -71,7 +79,8 @@ def predict_many(
 
     Args:
         models: paths, ONNX bytes, ``onnx.ModelProto``, ``Graph`` or zoo models.
-        platform: a platform the predictor has a head for (default: its first).
+        platform: a platform the predictor has a head for (default: this host's
+            reference platform if the predictor knows it, else its first platform).
         batch_size: dimension 0 of every input.
         input_shapes: input name → shape overrides (applied to every model).
         predictor: a :class:`Predictor`, a saved predictor's directory, or None for
@@ -89,7 +98,7 @@ def predict_many(
         if isinstance(predictor, Predictor)
         else load_predictor(None if predictor is None else str(predictor))
     )
-    platform = platform or chosen.platforms[0]
+    platform = platform or _default_platform(chosen)
     chosen.head(platform)  # an unknown platform fails before any model is loaded
     graphs = [_graph(m, batch_size, input_shapes) for m in models]
     raws = [raw_features(g) for g in graphs]
