@@ -27,6 +27,10 @@ PlatformOption = Annotated[
 ]
 EpochsOption = Annotated[int, typer.Option("--epochs", min=1, help="Most training epochs.")]
 SeedOption = Annotated[int, typer.Option("--seed", help="Seed of splits and training.")]
+FamiliesOption = Annotated[
+    str | None, typer.Option("--families", "-f", help="Held-out families (default: all).")
+]
+OutOption = Annotated[Path, typer.Option("--out", "-o", help="Report path stem.")]
 
 
 def _command() -> str:
@@ -96,14 +100,10 @@ def unseen_structure_command(
     methods: Annotated[
         str, typer.Option("--methods", "-m", help="Comma-separated methods.")
     ] = DEFAULT_METHODS,
-    families: Annotated[
-        str | None, typer.Option("--families", "-f", help="Held-out families (default: all).")
-    ] = None,
+    families: FamiliesOption = None,
     epochs: EpochsOption = 150,
     seed: SeedOption = 0,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Report path stem.")] = Path(
-        "reports/unseen_structure"
-    ),
+    out: OutOption = Path("reports/unseen_structure"),
     db: DbUrlOption = None,
 ) -> None:
     """Leave one family out: train on the others, test on it (NNLQP Table 3)."""
@@ -114,14 +114,10 @@ def unseen_structure_command(
 @app.command("ablation")
 def ablation_command(
     platform: PlatformOption = None,
-    families: Annotated[
-        str | None, typer.Option("--families", "-f", help="Held-out families (default: all).")
-    ] = None,
+    families: FamiliesOption = None,
     epochs: EpochsOption = 150,
     seed: SeedOption = 0,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Report path stem.")] = Path(
-        "reports/ablation"
-    ),
+    out: OutOption = Path("reports/ablation"),
     db: DbUrlOption = None,
 ) -> None:
     """NNLP without node features / GNN / static features, left one family out (Table 4)."""
@@ -134,9 +130,7 @@ def ablation_command(
 def multi_platform_command(
     epochs: EpochsOption = 150,
     seed: SeedOption = 0,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Report path stem.")] = Path(
-        "reports/multi_platform"
-    ),
+    out: OutOption = Path("reports/multi_platform"),
     db: DbUrlOption = None,
 ) -> None:
     """One multi-head predictor against one predictor per platform (NNLQP Table 6)."""
@@ -165,9 +159,7 @@ def transfer_command(
     ks: Annotated[str, typer.Option("--ks", help="Comma-separated k values.")] = "32,100,200",
     epochs: EpochsOption = 150,
     seed: SeedOption = 0,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Report path stem.")] = Path(
-        "reports/transfer"
-    ),
+    out: OutOption = Path("reports/transfer"),
     db: DbUrlOption = None,
 ) -> None:
     """Pre-trained + fine-tuned on k samples versus from scratch (NNLQP Figures 6-7).

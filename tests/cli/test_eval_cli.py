@@ -1,0 +1,102 @@
+"""``nnlat eval``: every protocol runs from the command line and writes its report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from nnlat.cli.main import app
+from nnlat.datasets import build_dataset
+from nnlat.measure.backends.fake import FakeBackend
+from nnlat.measure.backends.registry import backend_registry
+from nnlat.measure.types import MeasureSpec
+from nnlat.store import Store
+
+PLATFORMS = ["fake-fake1.0-fp32-t1", "fake-fake1.0-fp16-t1"]
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("eval")
+    db = f"sqlite:///{root / 'db.sqlite'}"
+    with Store.open(db) as store:
+        build_dataset(
+            store,
+            ["squeezenet", "alexnet"],
+            6,
+            PLATFORMS,
+            spec=MeasureSpec(min_runs=3, max_time_s=0.05),
+            backends=backend_registry({"fake": FakeBackend}),
+        )
+    return {"NNLAT_DB_URL": db, "XDG_CACHE_HOME": str(root / "cache")}
+
+
+def run(env: dict[str, str], *args: str) -> str:
+    result = CliRunner().invoke(app, ["eval", *args], env=env)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_unseen_structure_and_ablation_write_reports(env: dict[str, str], tmp_path: Path) -> None:
+    out = tmp_path / "us"
+    run(
+        env,
+        "unseen-structure",
+        "-p",
+        PLATFORMS[0],
+        "-m",
+        "flops-lr,nnlp",
+        "--epochs",
+        "1",
+        "-o",
+        str(out),
+    )
+    text = out.with_suffix(".md").read_text()
+    assert "| squeezenet |" in text and "| flops-lr | nnlp |" in text
+    assert out.with_suffix(".png").stat().st_size > 0
+    assert len(out.with_suffix(".jsonl").read_text().splitlines()) == 4
+    run(
+        env,
+        "ablation",
+        "-p",
+        PLATFORMS[0],
+        "--epochs",
+        "1",
+        "-f",
+        "alexnet",
+        "-o",
+        str(tmp_path / "ab"),
+    )
+    assert "nnlp-wo-gnn" in (tmp_path / "ab.md").read_text()
+
+
+def test_multi_platform_and_transfer_write_reports(env: dict[str, str], tmp_path: Path) -> None:
+    run(env, "multi-platform", "--epochs", "1", "-o", str(tmp_path / "mp"))
+    assert "multi-head" in (tmp_path / "mp.md").read_text()
+    run(
+        env,
+        "transfer",
+        "-p",
+        PLATFORMS[0],
+        "-f",
+        "alexnet",
+        "-t",
+        PLATFORMS[1],
+        "--ks",
+        "2,3",
+        "--epochs",
+        "1",
+        "-o",
+        str(tmp_path / "tr"),
+    )
+    text = (tmp_path / "tr.md").read_text()
+    assert "## family:alexnet" in text and f"## platform:{PLATFORMS[1]}" in text
+
+
+def test_unknown_platform_fails_cleanly(env: dict[str, str]) -> None:
+    result = CliRunner().invoke(
+        app, ["eval", "unseen-structure", "-p", "mars-ort9.9-fp32-t1", "-m", "flops-lr"], env=env
+    )
+    assert result.exit_code == 2 and "mars-ort9.9-fp32-t1" in result.output
