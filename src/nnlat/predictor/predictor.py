@@ -131,7 +131,7 @@ class Predictor:
             raise PredictorError("no training records: measure some models first")
         settings = settings or TrainSettings()
         platforms = sorted({r.platform for r in records})
-        train_idx, valid_idx = split_by_graph(
+        train_idx, _ = split_by_graph(
             [r.graph_hash for r in records], settings.valid_fraction, settings.seed
         )
         schema = FeatureSchema.fit(records[i].raw for i in train_idx)
@@ -144,16 +144,29 @@ class Predictor:
         )
         torch.manual_seed(settings.seed)
         predictor = cls(schema, spec.build(net_config), network, platforms)
-        data = predictor._records_to_data(records)
-        result = train_network(
-            predictor.net,
-            [data[i] for i in train_idx],
-            [data[i] for i in valid_idx],
-            settings,
-            on_epoch,
+        return predictor, predictor.train(records, settings, on_epoch)
+
+    def train(
+        self,
+        records: Sequence[LatencyRecord],
+        settings: TrainSettings,
+        on_epoch: OnEpoch | None = None,
+    ) -> TrainResult:
+        """Train this predictor's network on ``records`` (every platform must have a head).
+
+        The validation share is drawn by graph with ``settings.seed``, so it is the same
+        split :meth:`fit` fitted the schema without. ``info`` is replaced by a summary of
+        this training.
+        """
+        train_idx, valid_idx = split_by_graph(
+            [r.graph_hash for r in records], settings.valid_fraction, settings.seed
         )
-        predictor.net.cpu().eval()
-        predictor.info = {
+        data = self._records_to_data(records)
+        result = train_network(
+            self.net, [data[i] for i in train_idx], [data[i] for i in valid_idx], settings, on_epoch
+        )
+        self.net.cpu().eval()
+        self.info = {
             "trained_on": {
                 "records": len(train_idx),
                 "validation_records": len(valid_idx),
@@ -163,7 +176,7 @@ class Predictor:
             "best_epoch": result.best_epoch,
             "best_valid_mape": result.best_valid_mape,
         }
-        return predictor, result
+        return result
 
     def _records_to_data(self, records: Sequence[LatencyRecord]) -> list[Data]:
         return [

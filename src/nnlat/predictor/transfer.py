@@ -26,8 +26,6 @@ from nnlat.predictor.training import (
     TrainResult,
     TrainSettings,
     predict_log,
-    split_by_graph,
-    train_network,
 )
 
 # With fewer records than this, no validation share is held out: a handful of
@@ -173,30 +171,17 @@ def fine_tune(
         for platform in sorted({r.platform for r in records})
         if platform not in tuned.platforms
     }
-    train_idx, valid_idx = split_by_graph(
-        [r.graph_hash for r in records], settings.valid_fraction, settings.seed
-    )
-    encoded = [tuned.schema.encode(r.raw) for r in records]
-    data = [
-        to_data(f, tuned.head(r.platform), r.latency_ms)
-        for f, r in zip(encoded, records, strict=True)
-    ]
-    result = train_network(
-        tuned.net, [data[i] for i in train_idx], [data[i] for i in valid_idx], settings, on_epoch
-    )
-    tuned.net.cpu().eval()
+    result = tuned.train(records, settings, on_epoch)
+    trained_on = tuned.info.pop("trained_on")
+    unseen = {op for r in records for op in tuned.schema.encode(r.raw).unseen_ops}
     tuned.info = {
         "fine_tuned_on": {
-            "records": len(train_idx),
-            "validation_records": len(valid_idx),
-            "families": sorted({r.family for r in records}),
+            **trained_on,
             "platforms": sorted({r.platform for r in records}),
             "new_heads": new_heads,
-            "unseen_ops": sorted({op for f in encoded for op in f.unseen_ops}),
+            "unseen_ops": sorted(unseen),
         },
-        "settings": settings.model_dump(),
-        "best_epoch": result.best_epoch,
-        "best_valid_mape": result.best_valid_mape,
+        **tuned.info,
         "pretrained": copy.deepcopy(predictor.info),
     }
     return tuned, result
