@@ -10,7 +10,6 @@ reads them instead of exporting thousands of models again.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from nnlat.measure.types import Measurement
 from nnlat.store import Store
 from nnlat.store.keys import canonical_input_shapes, input_shapes_hash
 from nnlat.store.records import StoredModel
-from nnlat.zoo.family import ZooModel
+from nnlat.zoo.registry import get_family
 
 # Called after each record: (records done, records in all).
 OnRecord = Callable[[int, int], None]
@@ -71,9 +70,7 @@ def graph_of(model: StoredModel, input_shapes: dict[str, tuple[int, ...]]) -> Gr
     if model.onnx_bytes is not None:
         return load(model.onnx_bytes, input_shapes=input_shapes)
     if model.zoo_spec is not None:
-        zoo = ZooModel(
-            model.zoo_spec["family"], json.dumps(model.zoo_spec["config"], sort_keys=True)
-        )
+        zoo = get_family(model.zoo_spec["family"]).model(model.zoo_spec["config"])
         return load(zoo.to_onnx(), input_shapes=input_shapes)
     raise NnlatError(f"model {model.graph_hash} has neither ONNX nor a zoo recipe in the store")
 

@@ -21,6 +21,7 @@ from nnlat.graph.hashing import graph_key
 from nnlat.graph.ir import Graph
 from nnlat.graph.load import load
 from nnlat.predictor.predictor import Predictor
+from nnlat.zoo.family import ZooModel
 
 PRETRAINED_DIR = Path(__file__).parent / "pretrained"
 
@@ -54,7 +55,7 @@ def load_predictor(path: str | None = None) -> Predictor:
 
 
 def _graph(model: Any, batch_size: int, input_shapes: Mapping[str, Sequence[int]] | None) -> Graph:
-    if hasattr(model, "to_onnx") and hasattr(model, "config_json"):  # a zoo model
+    if isinstance(model, ZooModel):
         model = model.to_onnx()
     return load(model, batch_size=batch_size, input_shapes=input_shapes)
 

@@ -9,6 +9,7 @@ so a stopped evaluation resumes where it stopped.
 
 from __future__ import annotations
 
+import inspect
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -93,8 +94,7 @@ def fit_and_predict(
 
 
 def _seeded(method: str) -> bool:
-    import inspect
-
+    """Whether the baseline takes a ``seed`` (the linear ones are deterministic)."""
     return "seed" in inspect.signature(BASELINES[method]).parameters
 
 

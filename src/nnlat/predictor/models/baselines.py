@@ -39,6 +39,7 @@ import numpy as np
 
 from nnlat.errors import NnlatError
 from nnlat.features.raw import GRAPH_COLUMNS, NODE_COLUMNS, RawFeatures
+from nnlat.features.schema import OTHER
 
 if TYPE_CHECKING:
     from sklearn.ensemble import RandomForestRegressor
@@ -56,7 +57,6 @@ _SHAPE_INDEX = np.array([NODE_COLUMNS.index(c) for c in _SHAPE_COLUMNS])
 _COST_INDEX = np.array([NODE_COLUMNS.index(c) for c in _COST_COLUMNS])
 # Columns of kernel_features(): the first node's window and shapes, then summed costs.
 KERNEL_COLUMNS: tuple[str, ...] = (*_SHAPE_COLUMNS, *_COST_COLUMNS)
-OTHER_OPS = "<other>"
 
 
 class LatencyBaseline(Protocol):
@@ -444,7 +444,7 @@ class GraphXGBoost:
 
     def feature_names(self) -> list[str]:
         """Column names of :meth:`design_matrix` (for the fitted vocabulary)."""
-        return [*GRAPH_COLUMNS, *(f"op:{op}" for op in (*self.op_vocab_, OTHER_OPS))]
+        return [*GRAPH_COLUMNS, *(f"op:{op}" for op in (*self.op_vocab_, OTHER))]
 
     def design_matrix(self, records: Sequence[LatencyRecord]) -> np.ndarray:
         """The records' features: graph values, then operator counts over the vocabulary.
