@@ -263,6 +263,24 @@ def stage_blocks(
     return specs
 
 
+def staged_mobilenet(config: dict[str, Any], *, activation: str, **block_options: Any) -> MobileNet:
+    """The :class:`MobileNet` of a per-stage table configuration (MobileNetV2, MNASNet,
+    EfficientNet): stem, :func:`stage_blocks` and head, one activation throughout.
+
+    Args:
+        config: ``stem_channels``, the stage table, ``head_channels``, ``num_classes``.
+        activation: of every convolution.
+        block_options: passed to :func:`stage_blocks` (squeeze-excite settings).
+    """
+    return MobileNet(
+        stem_channels=config["stem_channels"],
+        blocks=stage_blocks(config, activation=activation, **block_options),
+        head_channels=config["head_channels"],
+        num_classes=config["num_classes"],
+        activation=activation,
+    )
+
+
 def sample_stage_table(
     rng: random.Random,
     width: float,

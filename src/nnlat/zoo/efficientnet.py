@@ -16,7 +16,7 @@ import random
 
 from torch import nn
 
-from nnlat.zoo.blocks import MobileNet, sample_stage_table, stage_blocks
+from nnlat.zoo.blocks import sample_stage_table, staged_mobilenet
 from nnlat.zoo.family import Config, Family
 
 RESOLUTIONS = (96, 128, 160, 192, 224, 256)
@@ -81,14 +81,8 @@ def build(config: Config) -> nn.Module:
     Returns:
         The network; it maps ``(N, 3, R, R)`` images to ``(N, num_classes)`` logits.
     """
-    return MobileNet(
-        stem_channels=config["stem_channels"],
-        blocks=stage_blocks(
-            config, activation="silu", se_channels=_se_channels, se_activation="silu"
-        ),
-        head_channels=config["head_channels"],
-        num_classes=config["num_classes"],
-        activation="silu",
+    return staged_mobilenet(
+        config, activation="silu", se_channels=_se_channels, se_activation="silu"
     )
 
 

@@ -14,7 +14,7 @@ import random
 
 from torch import nn
 
-from nnlat.zoo.blocks import MobileNet, make_divisible, sample_stage_table, stage_blocks
+from nnlat.zoo.blocks import make_divisible, sample_stage_table, staged_mobilenet
 from nnlat.zoo.family import Config, Family
 
 RESOLUTIONS = (96, 128, 160, 192, 224, 256)
@@ -71,13 +71,7 @@ def build(config: Config) -> nn.Module:
     Returns:
         The network; it maps ``(N, 3, R, R)`` images to ``(N, num_classes)`` logits.
     """
-    return MobileNet(
-        stem_channels=config["stem_channels"],
-        blocks=stage_blocks(config, activation="relu6"),
-        head_channels=config["head_channels"],
-        num_classes=config["num_classes"],
-        activation="relu6",
-    )
+    return staged_mobilenet(config, activation="relu6")
 
 
 FAMILY = Family(
