@@ -17,6 +17,8 @@ from rich.progress import Progress
 
 from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.output import progress_bar, stdout, user_errors
+from nnlat.cli.predict_cmd import HiddenOption, TrainBatchOption
+from nnlat.predictor.training import TrainSettings
 
 app = typer.Typer(help="Evaluate predictors on the database; write reports.")
 
@@ -57,18 +59,21 @@ def _platform(platform: str | None) -> str:
     return platform or reference_platform().name
 
 
+def _settings(epochs: int, seed: int, train_batch: int) -> TrainSettings:
+    return TrainSettings(epochs=epochs, seed=seed, batch_size=train_batch)
+
+
 def _leave_one_out(
     methods: list[str],
     platform: str | None,
     families: str | None,
-    epochs: int,
-    seed: int,
+    settings: TrainSettings,
+    hidden: int | None,
     out: Path,
     db: str | None,
 ) -> None:
     from nnlat.predictor.evaluation import unseen_structure
     from nnlat.predictor.report import scatter_plot, unseen_structure_markdown
-    from nnlat.predictor.training import TrainSettings
 
     held = [f.strip() for f in families.split(",")] if families else None
     with user_errors():
@@ -82,7 +87,8 @@ def _leave_one_out(
                 name,
                 methods,
                 families=held,
-                settings=TrainSettings(epochs=epochs, seed=seed),
+                settings=settings,
+                config={"hidden": hidden} if hidden else None,
                 results_path=out.with_suffix(".jsonl"),
                 on_result=lambda r: progress.update(
                     fold_task, advance=1, description=f"{r.method} without {r.family}"
@@ -103,12 +109,15 @@ def unseen_structure_command(
     families: FamiliesOption = None,
     epochs: EpochsOption = 150,
     seed: SeedOption = 0,
+    hidden: HiddenOption = None,
+    train_batch: TrainBatchOption = 32,
     out: OutOption = Path("reports/unseen_structure"),
     db: DbUrlOption = None,
 ) -> None:
     """Leave one family out: train on the others, test on it (NNLQP Table 3)."""
     chosen = [m.strip() for m in methods.split(",") if m.strip()]
-    _leave_one_out(chosen, platform, families, epochs, seed, out, db)
+    settings = _settings(epochs, seed, train_batch)
+    _leave_one_out(chosen, platform, families, settings, hidden, out, db)
 
 
 @app.command("ablation")
@@ -117,30 +126,38 @@ def ablation_command(
     families: FamiliesOption = None,
     epochs: EpochsOption = 150,
     seed: SeedOption = 0,
+    hidden: HiddenOption = None,
+    train_batch: TrainBatchOption = 32,
     out: OutOption = Path("reports/ablation"),
     db: DbUrlOption = None,
 ) -> None:
     """NNLP without node features / GNN / static features, left one family out (Table 4)."""
     from nnlat.predictor.evaluation import ABLATION_METHODS
 
-    _leave_one_out(list(ABLATION_METHODS), platform, families, epochs, seed, out, db)
+    settings = _settings(epochs, seed, train_batch)
+    _leave_one_out(list(ABLATION_METHODS), platform, families, settings, hidden, out, db)
 
 
 @app.command("multi-platform")
 def multi_platform_command(
     epochs: EpochsOption = 150,
     seed: SeedOption = 0,
+    hidden: HiddenOption = None,
+    train_batch: TrainBatchOption = 32,
     out: OutOption = Path("reports/multi_platform"),
     db: DbUrlOption = None,
 ) -> None:
     """One multi-head predictor against one predictor per platform (NNLQP Table 6)."""
     from nnlat.predictor.multi_platform import multi_platform, multi_platform_markdown
-    from nnlat.predictor.training import TrainSettings
 
     with user_errors():
         with progress_bar() as progress:
             records = _records(db, None, progress)
-            study = multi_platform(records, settings=TrainSettings(epochs=epochs, seed=seed))
+            study = multi_platform(
+                records,
+                settings=_settings(epochs, seed, train_batch),
+                config={"hidden": hidden} if hidden else None,
+            )
         out.parent.mkdir(parents=True, exist_ok=True)
         out.with_suffix(".md").write_text(multi_platform_markdown(study, _command()))
     stdout.print(f"wrote {out.with_suffix('.md')}")
@@ -159,6 +176,8 @@ def transfer_command(
     ks: Annotated[str, typer.Option("--ks", help="Comma-separated k values.")] = "32,100,200",
     epochs: EpochsOption = 150,
     seed: SeedOption = 0,
+    hidden: HiddenOption = None,
+    train_batch: TrainBatchOption = 32,
     out: OutOption = Path("reports/transfer"),
     db: DbUrlOption = None,
 ) -> None:
@@ -167,7 +186,6 @@ def transfer_command(
     ``--family F`` pre-trains on PLATFORM's other families; ``--target-platform T``
     pre-trains on PLATFORM and transfers to T.
     """
-    from nnlat.predictor.training import TrainSettings
     from nnlat.predictor.transfer_study import (
         transfer_markdown,
         transfer_plot,
@@ -176,17 +194,20 @@ def transfer_command(
     )
 
     k_values = [int(k) for k in ks.split(",")]
-    settings = TrainSettings(epochs=epochs, seed=seed)
+    settings = _settings(epochs, seed, train_batch)
+    config = {"hidden": hidden} if hidden else None
     with user_errors():
         source = _platform(platform)
         points = []
         with progress_bar() as progress:
             records = _records(db, None, progress)
             for name in family or []:
-                points += unseen_family_curve(records, source, name, k_values, settings=settings)
+                points += unseen_family_curve(
+                    records, source, name, k_values, settings=settings, config=config
+                )
             for name in target or []:
                 points += unseen_platform_curve(
-                    records, [source], name, k_values, settings=settings
+                    records, [source], name, k_values, settings=settings, config=config
                 )
         if not points:
             raise typer.BadParameter("give --family and/or --target-platform")

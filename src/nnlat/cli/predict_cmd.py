@@ -17,6 +17,13 @@ from nnlat.cli.output import (
     user_errors,
 )
 
+HiddenOption = Annotated[
+    int | None,
+    typer.Option("--hidden", min=1, help="Width of the network's layers (default: its own)."),
+]
+TrainBatchOption = Annotated[
+    int, typer.Option("--train-batch", min=1, help="Graphs per training batch.")
+]
 PredictorOption = Annotated[
     Path | None,
     typer.Option("--predictor", help="A saved predictor directory (default: the shipped one)."),
@@ -64,6 +71,8 @@ def train_command(
     network: Annotated[str, typer.Option("--network", help="Predictor network.")] = "nnlp",
     epochs: Annotated[int, typer.Option("--epochs", min=1, help="Most epochs.")] = 150,
     seed: Annotated[int, typer.Option("--seed", help="Seed of split, weights, order.")] = 0,
+    hidden: HiddenOption = None,
+    train_batch: TrainBatchOption = 32,
     db: DbUrlOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
@@ -89,7 +98,8 @@ def train_command(
         predictor, result = Predictor.fit(
             records,
             network=network,
-            settings=TrainSettings(epochs=epochs, seed=seed),
+            settings=TrainSettings(epochs=epochs, seed=seed, batch_size=train_batch),
+            config={"hidden": hidden} if hidden else None,
             on_epoch=lambda epoch, loss, valid: progress.update(
                 epoch_task,
                 completed=epoch,

@@ -20,7 +20,7 @@ app = typer.Typer(help="Model families and search spaces.", no_args_is_help=True
 def list_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """List the model families and their canonical (published) configurations."""
+    """List the model families and their canonical (named reference) configurations."""
     from nnlat.zoo import NNLQP_FAMILIES, families
 
     registry = families()

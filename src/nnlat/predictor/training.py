@@ -47,7 +47,7 @@ class TrainSettings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     epochs: int = Field(default=150, ge=1)
-    batch_size: int = Field(default=16, ge=1)
+    batch_size: int = Field(default=32, ge=1)
     lr: float = Field(default=1e-3, gt=0)
     weight_decay: float = Field(default=0.0, ge=0)
     loss: LossName = "log-mse"

@@ -3,8 +3,8 @@
 A *configuration* is a plain JSON-able dict (ints, floats, strings, lists). It is the
 whole recipe of a variant: the same configuration always builds the same architecture,
 so a dataset stores configurations and regenerates the ONNX instead of storing it.
-Every configuration carries ``resolution`` (input height = width) unless the family
-fixes its input size.
+Every configuration carries ``num_classes``, and ``resolution`` (input height = width)
+unless the family gives its own ``input_shape``.
 """
 
 from __future__ import annotations
@@ -29,6 +29,11 @@ def square_image_input(config: Config) -> tuple[int, ...]:
     return (1, 3, config["resolution"], config["resolution"])
 
 
+def class_logits(config: Config) -> tuple[int, ...]:
+    """``(1, num_classes)``: the output of every classifier family."""
+    return (1, config["num_classes"])
+
+
 @dataclass(frozen=True)
 class Family:
     """A model family or search space.
@@ -41,8 +46,9 @@ class Family:
             values do not matter: only the structure is exported).
         input_shape: the (batch-1) input shape of a configuration; by default
             :func:`square_image_input`.
-        canonical: named configurations that reproduce published architectures,
-            e.g. ``{"resnet18": {...}, "resnet50": {...}}``.
+        output_shape: the (batch-1) output shape; by default :func:`class_logits`.
+        canonical: named reference configurations, e.g. ``{"resnet18": {...}}``; for
+            the classic families they reproduce the published architectures.
     """
 
     name: str
@@ -50,6 +56,7 @@ class Family:
     sample: Callable[[random.Random], Config]
     build: Callable[[Config], torch.nn.Module]
     input_shape: Callable[[Config], tuple[int, ...]] = square_image_input
+    output_shape: Callable[[Config], tuple[int, ...]] = class_logits
     canonical: Mapping[str, Config] = field(default_factory=dict)
 
     def model(self, config: Config) -> ZooModel:

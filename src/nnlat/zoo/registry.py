@@ -20,9 +20,11 @@ FAMILY_MODULES = (
     "mnasnet",
     "efficientnet",
     "vit",
+    "segnet",
     "nasbench201",
     "fbnet",
     "randdag",
+    "seqnet",
 )
 
 # The ten families of the NNLQP dataset (the paper's Table 3 rows).

@@ -37,7 +37,7 @@ class NnlpConfig:
     node_dim: int
     global_dim: int
     platforms: int
-    hidden: int = 256
+    hidden: int = 128
     layers: int = 4
     dropout: float = 0.05
     node_features: bool = True
