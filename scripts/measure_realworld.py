@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 
+from nnlat.datasets.training import REALWORLD_PREFIX
 from nnlat.measure.types import MeasureSpec
 from nnlat.querying import QueryEngine
 from nnlat.store import Store
@@ -30,7 +31,9 @@ def main() -> None:
             shapes = EXAMPLE_INPUT_SHAPES.get(name, {})
             batch = next(iter(shapes.values()))[0] if shapes else 1
             for platform in args.platform:
-                result = engine.query(model, platform, batch, shapes, family=f"realworld:{name}")
+                result = engine.query(
+                    model, platform, batch, shapes, family=f"{REALWORLD_PREFIX}{name}"
+                )
                 m = result.measurement
                 median = f"{m.stats.median_ms:.3f} ms" if m.stats else m.error
                 print(f"{name:28s} {platform:32s} {m.status:8s} {median}", flush=True)

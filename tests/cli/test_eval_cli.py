@@ -12,7 +12,9 @@ from nnlat.datasets import build_dataset
 from nnlat.measure.backends.fake import FakeBackend
 from nnlat.measure.backends.registry import backend_registry
 from nnlat.measure.types import MeasureSpec
+from nnlat.querying import QueryEngine
 from nnlat.store import Store
+from nnlat.testing.models import tiny_model
 
 PLATFORMS = ["fake-fake1.0-fp32-t1", "fake-fake1.0-fp16-t1"]
 
@@ -30,6 +32,16 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
             spec=MeasureSpec(min_runs=3, max_time_s=0.05),
             backends=backend_registry({"fake": FakeBackend}),
         )
+        # Two held-out "real-world" models: only `eval held-out` may see them.
+        engine = QueryEngine(
+            store,
+            MeasureSpec(min_runs=3, max_time_s=0.05),
+            backends=backend_registry({"fake": FakeBackend}),
+        )
+        for channels in (4, 8):
+            engine.query(
+                tiny_model(channels=channels), PLATFORMS[0], family=f"realworld:t{channels}"
+            )
     return {"NNLAT_DB_URL": db, "XDG_CACHE_HOME": str(root / "cache")}
 
 
@@ -93,6 +105,21 @@ def test_multi_platform_and_transfer_write_reports(env: dict[str, str], tmp_path
     )
     text = (tmp_path / "tr.md").read_text()
     assert "## family:alexnet" in text and f"## platform:{PLATFORMS[1]}" in text
+
+
+def test_held_out_trains_on_zoo_sets_and_tests_on_realworld(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "ho"
+    run(env, "held-out", "-p", PLATFORMS[0], "-m", "flops-lr,nnlp", "--epochs", "1", "-o", str(out))
+    text = out.with_suffix(".md").read_text()
+    for row in ("| nnlqp10 | 12 | flops-lr |", "| broad | 12 | nnlp |", "| t4 |", "| t8 |"):
+        assert row in text
+
+
+def test_held_out_without_realworld_records_says_what_to_run(env: dict[str, str]) -> None:
+    result = CliRunner().invoke(app, ["eval", "held-out", "-p", PLATFORMS[1]], env=env)
+    assert result.exit_code != 0 and "measure_realworld.py" in result.output
 
 
 def test_unknown_platform_fails_cleanly(env: dict[str, str]) -> None:

@@ -39,18 +39,22 @@ def _command() -> str:
     return "nnlat eval " + shlex.join(sys.argv[2:])
 
 
-def _records(db: str | None, platforms: list[str] | None, progress: Progress) -> list:  # type: ignore[type-arg]
-    from nnlat.datasets.training import default_cache_dir, load_records
+def _records(
+    db: str | None, platforms: list[str] | None, progress: Progress, realworld: bool = False
+) -> list:  # type: ignore[type-arg]
+    """The database's records; the held-out real-world models only if ``realworld``."""
+    from nnlat.datasets.training import default_cache_dir, load_records, without_realworld
     from nnlat.store import Store
 
     task = progress.add_task("features", total=None)
     with Store.open(db) as store:
-        return load_records(
+        records = load_records(
             store,
             platforms,
             cache_dir=default_cache_dir(),
             on_record=lambda done, total: progress.update(task, completed=done, total=total),
         )
+    return records if realworld else without_realworld(records)
 
 
 def _platform(platform: str | None) -> str:
@@ -215,3 +219,40 @@ def transfer_command(
         out.with_suffix(".md").write_text("\n".join(transfer_markdown(points, _command())))
         transfer_plot(points, str(out.with_suffix(".png")))
     stdout.print(f"wrote {out.with_suffix('.md')} and {out.with_suffix('.png')}")
+
+
+@app.command("held-out")
+def held_out_command(
+    platform: PlatformOption = None,
+    methods: Annotated[
+        str, typer.Option("--methods", "-m", help="Comma-separated methods.")
+    ] = "nnlp,xgboost,flops-macs-lr",
+    epochs: EpochsOption = 150,
+    seed: SeedOption = 0,
+    hidden: HiddenOption = None,
+    train_batch: TrainBatchOption = 32,
+    out: OutOption = Path("reports/held_out"),
+    db: DbUrlOption = None,
+) -> None:
+    """Train on zoo families (NNLQP's ten, then the broad zoo); test on real-world models."""
+    from nnlat.predictor.held_out import held_out_markdown, held_out_structures
+
+    chosen = [m.strip() for m in methods.split(",") if m.strip()]
+    with user_errors():
+        name = _platform(platform)
+        with progress_bar() as progress:
+            records = _records(db, [name], progress, realworld=True)
+            task = progress.add_task("training", total=2 * len(chosen))
+            results = held_out_structures(
+                records,
+                name,
+                chosen,
+                settings=_settings(epochs, seed, train_batch),
+                config={"hidden": hidden} if hidden else None,
+                on_result=lambda r: progress.update(
+                    task, advance=1, description=f"{r.method} on {r.training_set}"
+                ),
+            )
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.with_suffix(".md").write_text(held_out_markdown(results, _command()))
+    stdout.print(f"wrote {out.with_suffix('.md')}")

@@ -76,8 +76,12 @@ def train_command(
     db: DbUrlOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Train a predictor on the database's measurements (one head per platform)."""
-    from nnlat.datasets.training import default_cache_dir, load_records
+    """Train a predictor on the database's measurements (one head per platform).
+
+    The real-world models of scripts/measure_realworld.py (family ``realworld:*``) are the
+    held-out generalisation check and are left out.
+    """
+    from nnlat.datasets.training import default_cache_dir, load_records, without_realworld
     from nnlat.predictor import Predictor, TrainSettings
     from nnlat.store import Store
 
@@ -94,6 +98,7 @@ def train_command(
                 cache_dir=default_cache_dir(),
                 on_record=lambda done, total: progress.update(task, completed=done, total=total),
             )
+        records = without_realworld(records)
         epoch_task = progress.add_task("training", total=epochs)
         predictor, result = Predictor.fit(
             records,

@@ -32,6 +32,11 @@ from nnlat.zoo.registry import get_family
 # Called after each record: (records done, records in all).
 OnRecord = Callable[[int, int], None]
 
+# The family prefix of the real-world models measured by scripts/measure_realworld.py:
+# they are the held-out check of generalisation, so training and the zoo protocols skip
+# them (see :func:`without_realworld`).
+REALWORLD_PREFIX = "realworld:"
+
 
 @dataclass(frozen=True)
 class LatencyRecord:
@@ -153,3 +158,14 @@ def load_records(
         if on_record is not None:
             on_record(done, len(measurements))
     return records
+
+
+def without_realworld(records: Sequence[LatencyRecord]) -> list[LatencyRecord]:
+    """``records`` less the held-out real-world models (family ``realworld:<name>``).
+
+    Example:
+        >>> from nnlat.testing.records import toy_records
+        >>> len(without_realworld(toy_records()))
+        12
+    """
+    return [r for r in records if not r.family.startswith(REALWORLD_PREFIX)]

@@ -1,0 +1,169 @@
+"""Generalisation beyond the zoo: predict real-world models of no training family.
+
+A predictor that has seen only ten CNN families meets OCR and detection networks, audio
+LSTMs, transformers and int8 models in use. This protocol trains each method on one
+platform's records of a *training set* of zoo families and predicts every record of a
+real-world model (family ``realworld:<name>``, measured by
+``scripts/measure_realworld.py``); nothing of those models is seen in training, not even
+for checkpoint choice. Comparing training sets (the ten NNLQP families against the
+broadened zoo) shows what the broader data buys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from nnlat.datasets.training import REALWORLD_PREFIX, LatencyRecord
+from nnlat.errors import NnlatError
+from nnlat.predictor.evaluation import fit_and_predict
+from nnlat.predictor.metrics import accuracy_report
+from nnlat.predictor.training import TrainSettings
+from nnlat.zoo.registry import NNLQP_FAMILIES
+
+# The zoo families added to NNLQP's ten for operators the ten never show: attention and
+# LayerNorm (vit, seqnet), LSTM/GRU (seqnet), ConvTranspose and Resize (segnet), arbitrary
+# wiring (randdag) and a NAS space of mobile blocks (fbnet).
+BROAD_FAMILIES = (*NNLQP_FAMILIES, "vit", "randdag", "fbnet", "seqnet", "segnet")
+TRAINING_SETS: dict[str, tuple[str, ...]] = {"nnlqp10": NNLQP_FAMILIES, "broad": BROAD_FAMILIES}
+
+OnResult = Callable[["HeldOutResult"], None]
+
+
+@dataclass(frozen=True)
+class HeldOutResult:
+    """One method trained on one training set, tested on every real-world model.
+
+    Attributes:
+        training_set: name of the family list trained on.
+        method: ``nnlp``, ``brpnas`` or a baseline name.
+        platform: the platform of all records.
+        train_records: training records (validation share included).
+        models: real-world model name per test record.
+        unseen_ops: per test record, its operators that no training graph has.
+        measured_ms, predicted_ms: per test record.
+        metrics: MAPE, RMSPE, Acc(1/5/10 %) over the test records.
+    """
+
+    training_set: str
+    method: str
+    platform: str
+    train_records: int
+    models: list[str]
+    unseen_ops: list[list[str]]
+    measured_ms: list[float]
+    predicted_ms: list[float]
+    metrics: dict[str, float]
+
+
+def held_out_structures(
+    records: Sequence[LatencyRecord],
+    platform: str,
+    methods: Sequence[str],
+    training_sets: Mapping[str, Sequence[str]] = TRAINING_SETS,
+    *,
+    settings: TrainSettings | None = None,
+    config: dict[str, object] | None = None,
+    on_result: OnResult | None = None,
+) -> list[HeldOutResult]:
+    """Train every method on every training set of ``platform``; test on real-world models.
+
+    Raises:
+        NnlatError: no real-world records on ``platform``, or a training set without
+            records there (the message names the families to measure).
+
+    Example:
+        >>> from dataclasses import replace
+        >>> from nnlat.testing.records import TOY_PLATFORM, toy_records
+        >>> recs = [replace(r, family="realworld:x") if i % 4 == 0 else r
+        ...         for i, r in enumerate(toy_records())]
+        >>> [(r.training_set, len(r.models)) for r in held_out_structures(
+        ...     recs, TOY_PLATFORM, ["flops-lr"], {"toy": ["tiny"]})]
+        [('toy', 3)]
+    """
+    settings = settings or TrainSettings()
+    mine = [r for r in records if r.platform == platform]
+    test = [r for r in mine if r.family.startswith(REALWORLD_PREFIX)]
+    if not test:
+        raise NnlatError(
+            f"no real-world records on {platform!r}: run scripts/measure_realworld.py -p {platform}"
+        )
+    results = []
+    for name, families in training_sets.items():
+        train = [r for r in mine if r.family in set(families)]
+        if not train:
+            raise NnlatError(
+                f"training set {name!r}: no records of {', '.join(families)} on {platform!r}"
+            )
+        seen_ops = {op for r in train for op in r.raw.op_types}
+        unseen = [sorted(set(r.raw.op_types) - seen_ops) for r in test]
+        measured = [r.latency_ms for r in test]
+        for method in methods:
+            predicted, _, _ = fit_and_predict(method, train, test, settings, config)
+            result = HeldOutResult(
+                training_set=name,
+                method=method,
+                platform=platform,
+                train_records=len(train),
+                models=[r.family.removeprefix(REALWORLD_PREFIX) for r in test],
+                unseen_ops=unseen,
+                measured_ms=measured,
+                predicted_ms=predicted.tolist(),
+                metrics=accuracy_report(measured, predicted),
+            )
+            results.append(result)
+            if on_result is not None:
+                on_result(result)
+    return results
+
+
+def held_out_markdown(results: Sequence[HeldOutResult], command: str) -> str:
+    """The report: a summary per (training set, method) and the per-model predictions."""
+    if not results:
+        return "# Held-out real-world models\n\nNo results.\n"
+    first = results[0]
+    lines = [
+        "# Held-out real-world models: generalisation beyond the zoo",
+        "",
+        f"Command: `{command}`",
+        "",
+        f"Platform `{first.platform}`. Each method is trained on one platform's records of a",
+        "training set of zoo families and predicts real-world models of no zoo family",
+        "(OCR, detection, speech LSTMs, a BERT encoder, int8 and control-flow models).",
+        "Training sets: "
+        + "; ".join(
+            f"`{name}` = {', '.join(TRAINING_SETS.get(name, ('?',)))}"
+            for name in dict.fromkeys(r.training_set for r in results)
+        )
+        + ".",
+        "",
+        "| training set | records | method | MAPE ↓ | RMSPE ↓ | Acc(10 %) ↑ | Acc(25 %) ↑ |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        within_25 = sum(
+            abs(p - m) <= 0.25 * m for m, p in zip(r.measured_ms, r.predicted_ms, strict=True)
+        ) / len(r.measured_ms)
+        lines.append(
+            f"| {r.training_set} | {r.train_records} | {r.method} | {r.metrics['mape'] * 100:.1f} %"
+            f" | {r.metrics['rmspe'] * 100:.1f} % | {r.metrics['acc_10'] * 100:.0f} %"
+            f" | {within_25 * 100:.0f} % |"
+        )
+    columns = [f"{r.method} ({r.training_set})" for r in results]
+    lines += [
+        "",
+        "## Per model: predicted ms (error)",
+        "",
+        "| model | measured ms | " + " | ".join(columns) + " | ops unseen by nnlqp10 / broad |",
+        "|---" * (len(columns) + 3) + "|",
+    ]
+    unseen_by_set = {r.training_set: r.unseen_ops for r in results}
+    for i, model in enumerate(first.models):
+        measured = first.measured_ms[i]
+        cells = [
+            f"{r.predicted_ms[i]:.3g} ({(r.predicted_ms[i] / measured - 1) * 100:+.0f} %)"
+            for r in results
+        ]
+        unseen = " / ".join(", ".join(ops[i]) or "–" for ops in unseen_by_set.values())
+        lines.append(f"| {model} | {measured:.3g} | " + " | ".join(cells) + f" | {unseen} |")
+    return "\n".join(lines) + "\n"
