@@ -22,7 +22,7 @@ from nnlat.graph import Graph, graph_key, load, summarize
 from nnlat.measure.types import LatencyStats, Measurement
 from nnlat.platform import Platform
 from nnlat.store import Store, StoreError, StoreUnavailableError, migrations
-from nnlat.store.archive import write_archive
+from nnlat.store.archive import read_archive, write_archive
 from nnlat.store.tables import MeasurementRow, metadata
 from nnlat.testing import tiny_model
 
@@ -406,6 +406,21 @@ def test_export_then_import_round_trips_exactly_and_twice_adds_nothing(
 
     # importing into the source itself is a no-op too
     assert source.import_(path).measurements_added == 0
+
+
+def test_export_of_one_platform_keeps_only_its_measurements_and_models(
+    store, tmp_path: Path
+) -> None:
+    graphs = _populate(store)
+    path = tmp_path / "gpu.jsonl.gz"
+    assert store.export(path, [GPU.name]) == 1  # only graphs[0] was measured on the GPU
+    header, models = read_archive(path)
+    assert [r.platform.name for r in header.platforms] == [GPU.name]
+    [(model, measurements)] = list(models)
+    assert model.graph_hash == graph_key(graphs[0]).digest
+    assert [m.platform for m in measurements] == [GPU.name]
+    with pytest.raises(StoreError, match="no platform mars"):
+        store.export(tmp_path / "none.jsonl.gz", ["mars"])
 
 
 def test_export_file_is_gzip_json_lines_with_a_header(store, tmp_path: Path) -> None:

@@ -54,6 +54,10 @@ def stats_command(
 @app.command("export")
 def export_command(
     path: Annotated[Path, typer.Argument(help="Output file (.jsonl.gz).")],
+    platforms: Annotated[
+        list[str] | None,
+        typer.Option("--platform", "-p", help="Only this platform (repeatable)."),
+    ] = None,
     db: DbUrlOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
@@ -61,7 +65,7 @@ def export_command(
     from nnlat.store import Store
 
     with user_errors(), Store.open(db) as store:
-        models = store.export(path)
+        models = store.export(path, platforms)
     if as_json:
         print_json({"path": str(path), "models": models})
     else:

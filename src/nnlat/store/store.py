@@ -508,21 +508,39 @@ class Store:
 
     # -- export / import ----------------------------------------------------------------
 
-    def export(self, path: str | os.PathLike[str]) -> int:
+    def export(self, path: str | os.PathLike[str], platforms: Sequence[str] | None = None) -> int:
         """Write every platform, model and measurement to a gzip JSON Lines file.
 
         The format is documented in :mod:`nnlat.store.archive`.
 
         Args:
             path: the file to write (conventionally ``*.jsonl.gz``); replaced if it exists.
+            platforms: only these platforms, their measurements and the models measured
+                on them (default: everything).
 
         Returns:
             The number of models written.
+
+        Raises:
+            StoreError: a platform of ``platforms`` is not in the store.
         """
         with self._transaction("export the store") as session:
-            platforms = session.scalars(sa.select(PlatformRow).order_by(PlatformRow.id))
-            records = [to_platform(row) for row in platforms]
-            return write_archive(path, records, exchange.iter_models(session))
+            rows = session.scalars(sa.select(PlatformRow).order_by(PlatformRow.id))
+            records = [to_platform(row) for row in rows]
+            if platforms is None:
+                return write_archive(path, records, exchange.iter_models(session))
+            wanted = set(platforms)
+            known = {r.platform.name for r in records}
+            if unknown := sorted(wanted - known):
+                names = ", ".join(sorted(known))
+                raise StoreError(f"no platform {', '.join(unknown)} in the store; known: {names}")
+            models = (
+                (model, kept)
+                for model, measurements in exchange.iter_models(session)
+                if (kept := [m for m in measurements if m.platform in wanted])
+            )
+            chosen = [r for r in records if r.platform.name in wanted]
+            return write_archive(path, chosen, models)
 
     def import_(self, path: str | os.PathLike[str]) -> ImportReport:
         """Add the contents of an export file; importing the same file again adds nothing.
