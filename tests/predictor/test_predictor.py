@@ -163,3 +163,15 @@ def test_ablations_remove_what_they_say(
     assert bool(net(Batch.from_data_list([nodes])) != base) == sees_nodes
     assert bool(net(Batch.from_data_list([static])) != base) == sees_static
     assert isinstance(base, torch.Tensor)
+
+
+def test_a_batch_size_unseen_in_training_gets_a_finite_prediction() -> None:
+    # Every toy record has batch 1, so the batch column is constant in training.
+    from nnlat.features import raw_features
+    from nnlat.graph import load
+
+    predictor, _ = toy_predictor()
+    one = load(tiny_model(dynamic_batch=True), batch_size=1)
+    eight = load(tiny_model(dynamic_batch=True), batch_size=8)
+    ms_one, ms_eight = predictor.predict_raw([raw_features(one), raw_features(eight)], TOY_PLATFORM)
+    assert 0 < ms_one < 1e3 and 0 < ms_eight < 1e3

@@ -31,14 +31,20 @@ class FeatureSchemaError(NnlatError):
     """A saved feature schema does not match this version of nnlat."""
 
 
+# Below this std (on the log1p scale) a column counts as constant.
+_CONSTANT_STD = 1e-6
+
+
 @dataclass(frozen=True)
 class Standardizer:
     """``(log1p(x) - mean) / std`` per column, fitted on training rows.
 
+    A column constant in training keeps std 1, so unseen values stay on the log scale.
+
     Example:
-        >>> s = Standardizer.fit(np.array([[0.0], [np.e - 1]]))
-        >>> s.transform(np.array([[0.0], [np.e - 1]])).ravel().tolist()
-        [-1.0, 1.0]
+        >>> s = Standardizer.fit(np.array([[0.0, 1.0], [np.e - 1, 1.0], [0.0, 1.0]]))
+        >>> s.transform(np.array([[np.e - 1, 1.0], [0.0, 3.0]])).astype(float).round(2).tolist()
+        [[1.41, 0.0], [-0.71, 0.69]]
     """
 
     mean: tuple[float, ...]
@@ -49,7 +55,10 @@ class Standardizer:
         """Fit on rows × columns of non-negative values."""
         logs = np.log1p(np.maximum(values, 0.0))
         std = logs.std(axis=0)
-        return cls(tuple(logs.mean(axis=0).tolist()), tuple(np.where(std > 0, std, 1.0).tolist()))
+        # A column constant in training (batch size 1 throughout, say) can come out with a
+        # std of 1e-16 from rounding; dividing by it would blow any other value up to 1e13.
+        constant = std < _CONSTANT_STD
+        return cls(tuple(logs.mean(axis=0).tolist()), tuple(np.where(constant, 1.0, std).tolist()))
 
     def transform(self, values: np.ndarray) -> np.ndarray:
         """Scale rows × columns (float32)."""
