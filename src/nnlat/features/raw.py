@@ -14,12 +14,13 @@ FLOPs, MACs, parameters and bytes moved. Per graph: batch size and the cost tota
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
-from nnlat.graph.cost import graph_cost
+from nnlat.graph.cost import CostTable, cost_table
 from nnlat.graph.ir import Graph, Node
-from nnlat.graph.kernels import split_kernels
+from nnlat.graph.kernels import kernel_groups
 from nnlat.graph.ops import op_name
 
 NODE_COLUMNS: tuple[str, ...] = (
@@ -124,21 +125,90 @@ def _pads(value: object) -> tuple[int, int]:
     return (totals[-2] if half >= 2 else totals[-1], totals[-1])
 
 
-def _shape4(shape: tuple[int | None, ...] | None) -> list[int]:
-    """Rank, then the last four dimensions right-aligned (missing or unknown → 0)."""
+@lru_cache(maxsize=4096)
+def _shape4(shape: tuple[int | None, ...] | None) -> tuple[int, ...]:
+    """Rank, then the last four dimensions right-aligned (missing or unknown → 0).
+
+    Cached: a graph has few distinct shapes, and most tensors are some node's first
+    output and another's first input.
+    """
     if shape is None:
-        return [0, 0, 0, 0, 0]
+        return (0, 0, 0, 0, 0)
     dims = [d or 0 for d in shape][-4:]
-    return [len(shape), *([0] * (4 - len(dims))), *dims]
+    return (len(shape), *([0] * (4 - len(dims))), *dims)
 
 
-def _window(node: Node) -> list[int]:
-    kernel = _pair(node.attr("kernel_shape"), 0)
-    strides = _pair(node.attr("strides"), 1)
-    pads = _pads(node.attr("pads"))
-    dilations = _pair(node.attr("dilations"), 1)
-    group = node.attr("group", 1)
-    return [*kernel, *strides, *pads, *dilations, int(group) if isinstance(group, int) else 1]
+# The window columns of a node without attributes: every entry at its default.
+_NO_WINDOW = (0, 0, 1, 1, 0, 0, 1, 1, 1)
+
+
+def _window(node: Node) -> tuple[int, ...]:
+    if not node.attributes:
+        return _NO_WINDOW
+    # One dict rather than five Node.attr scans; reversed so that, as with Node.attr, the
+    # first of duplicated names wins (load does not reject duplicates).
+    attrs = dict(reversed(node.attributes))
+    return _window_of(
+        attrs.get("kernel_shape"),
+        attrs.get("strides"),
+        attrs.get("pads"),
+        attrs.get("dilations"),
+        attrs.get("group", 1),
+    )
+
+
+# typed: a float group of 2.0 equals 2 as a key but gives a group column of 1.
+@lru_cache(maxsize=4096, typed=True)
+def _window_of(
+    kernel_shape: object, strides: object, pads: object, dilations: object, group: object
+) -> tuple[int, ...]:
+    """The window columns from the attribute values (cached: a graph has few windows)."""
+    return (
+        *_pair(kernel_shape, 0),
+        *_pair(strides, 1),
+        *_pads(pads),
+        *_pair(dilations, 1),
+        int(group) if isinstance(group, int) else 1,
+    )
+
+
+def _node_costs(graph: Graph, table: CostTable) -> np.ndarray:
+    """Per top-level node: flops, macs, params and bytes of itself and its bodies.
+
+    Returns:
+        float64, nodes × 4.
+    """
+    walked = np.array(table.nodes, dtype=np.float64).reshape(-1, 4)
+    if len(walked) == len(graph.nodes):
+        return walked  # no node has a body: walk order is node order
+    # The table lists nodes in Graph.walk order, where a node's sub-graph nodes follow
+    # it; the float64 sums run in that order.
+    costs = np.zeros((len(graph.nodes), 4))
+    current = 0
+    for (owner, index), row in zip(graph.walk(), walked, strict=True):
+        if owner is graph:
+            current = index
+        costs[current] += row
+    return costs
+
+
+def _edge_index(graph: Graph) -> np.ndarray:
+    """int64, 2 × edges: the distinct ``(src, dst)`` pairs of ``graph.edges``, sorted.
+
+    Read off ``graph.producer`` directly: building the :class:`~nnlat.graph.ir.Edge`
+    objects costs more than the rest of the features of a small graph.
+    """
+    producer = graph.producer
+    n = len(graph.nodes)
+    # Each pair as the integer src * n + dst (dst < n): sorting these sorts the pairs.
+    codes = {
+        producer[name] * n + dst
+        for dst, node in enumerate(graph.nodes)
+        for name in (*node.inputs, *node.implicit_inputs)
+        if name in producer
+    }
+    flat = np.array(sorted(codes), dtype=np.int64)
+    return np.stack([flat // n, flat % n])
 
 
 def raw_features(graph: Graph) -> RawFeatures:
@@ -155,48 +225,42 @@ def raw_features(graph: Graph) -> RawFeatures:
         >>> raw.kernel_patterns()
         ['Conv+Relu']
     """
-    total = graph_cost(graph)
-    # Per top-level node: its own cost plus its bodies'. graph_cost lists nodes in
-    # Graph.walk order, where a node's sub-graph nodes follow it.
-    costs = np.zeros((len(graph.nodes), 4))
-    current = 0
-    for (owner, index), cost in zip(graph.walk(), total.nodes, strict=True):
-        if owner is graph:
-            current = index
-        costs[current] += (cost.flops, cost.macs, cost.params, cost.bytes)
-    rows = []
-    for index, node in enumerate(graph.nodes):
-        first_in = graph.tensors.get(node.inputs[0]) if node.inputs and node.inputs[0] else None
-        first_out = graph.tensors.get(node.outputs[0]) if node.outputs else None
-        rows.append(
-            [
-                *_window(node),
-                *_shape4(None if first_in is None else first_in.shape),
-                *_shape4(None if first_out is None else first_out.shape),
-                *costs[index],
-            ]
-        )
-    edges = sorted({(e.src, e.dst) for e in graph.edges})
-    kernels = split_kernels(graph)
-    kernel_ids = np.zeros(len(graph.nodes), dtype=np.int64)
-    for k, kernel in enumerate(kernels):
-        kernel_ids[list(kernel.nodes)] = k
+    nodes = graph.nodes
+    tensors = graph.tensors
+    table = cost_table(graph)
+    # Window and shape columns of every node, row after row, as one flat list.
+    values: list[int] = []
+    for node in nodes:
+        first_in = tensors.get(node.inputs[0]) if node.inputs and node.inputs[0] else None
+        first_out = tensors.get(node.outputs[0]) if node.outputs else None
+        values += _window(node)
+        values += _shape4(None if first_in is None else first_in.shape)
+        values += _shape4(None if first_out is None else first_out.shape)
+    node_values = np.concatenate(
+        [np.array(values, dtype=np.float64).reshape(len(nodes), -1), _node_costs(graph, table)],
+        axis=1,
+    )
+    groups = kernel_groups(graph)
+    kernel_ids = [0] * len(nodes)
+    for k, group in enumerate(groups):
+        for index in group:
+            kernel_ids[index] = k
     batch = graph.inputs[0].shape[0] if graph.inputs and graph.inputs[0].shape else 1
     return RawFeatures(
-        op_types=tuple(op_name(node) for node in graph.nodes),
-        node_values=np.asarray(rows, dtype=np.float64).reshape(len(rows), len(NODE_COLUMNS)),
-        edge_index=np.asarray(edges, dtype=np.int64).reshape(-1, 2).T.copy(),
-        graph_values=np.asarray(
+        op_types=tuple(op_name(node) for node in nodes),
+        node_values=node_values,
+        edge_index=_edge_index(graph),
+        graph_values=np.array(
             [
                 batch or 1,
-                total.flops,
-                total.macs,
-                total.params,
-                total.bytes,
-                len(graph.nodes),
-                len(kernels),
+                table.flops,
+                table.macs,
+                table.params,
+                table.bytes,
+                len(nodes),
+                len(groups),
             ],
             dtype=np.float64,
         ),
-        kernel_ids=kernel_ids,
+        kernel_ids=np.array(kernel_ids, dtype=np.int64),
     )

@@ -38,23 +38,29 @@ class TensorSpec:
     shape: Shape
     itemsize: int = 0
 
+    # Sizes are recomputed on each read: cost and feature code reads each tensor's size
+    # only a few times, and a cached_property's first read (Python 3.11) costs more than
+    # this check.
     @property
     def is_static(self) -> bool:
         """True when the rank and every dimension are known."""
-        return self.shape is not None and all(d is not None for d in self.shape)
+        return self.shape is not None and None not in self.shape
 
     @property
     def numel(self) -> int | None:
         """Number of elements, or None when the shape is not fully known."""
-        if not self.is_static:
+        shape = self.shape
+        if shape is None or None in shape:
             return None
-        return math.prod(self.shape)  # type: ignore[arg-type]
+        return math.prod(shape)  # type: ignore[arg-type]
 
     @property
     def nbytes(self) -> int | None:
         """Size in bytes, or None when the shape or dtype is unknown."""
-        n = self.numel
-        return None if n is None or self.itemsize == 0 else n * self.itemsize
+        shape = self.shape
+        if shape is None or None in shape or self.itemsize == 0:
+            return None
+        return math.prod(shape) * self.itemsize  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -102,6 +108,8 @@ class Node:
     @property
     def subgraphs(self) -> tuple[Graph, ...]:
         """Graph-valued attributes (If/Loop/Scan bodies), in attribute-name order."""
+        if not self.attributes:  # most nodes: skip building an empty generator
+            return ()
         return tuple(v for _, v in self.attributes if isinstance(v, Graph))
 
 
@@ -189,9 +197,14 @@ class Graph:
         readers: dict[str, list[int]] = {}
         for i, node in enumerate(self.nodes):
             for name in node.inputs:
-                if name:
-                    readers.setdefault(name, []).append(i)
-        return {k: tuple(dict.fromkeys(v)) for k, v in readers.items()}
+                if not name:
+                    continue
+                found = readers.get(name)
+                if found is None:
+                    readers[name] = [i]
+                elif found[-1] != i:  # nodes come in order: a repeat is the last entry
+                    found.append(i)
+        return {k: tuple(v) for k, v in readers.items()}
 
     def spec(self, tensor: str) -> TensorSpec | None:
         """The type of ``tensor`` if known."""

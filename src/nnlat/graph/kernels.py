@@ -44,15 +44,57 @@ class Kernel:
     nodes: tuple[int, ...]
 
 
-def _sole_reader(graph: Graph, index: int, taken: list[bool]) -> int | None:
-    """The single node reading node ``index``'s only output, if fusing into it is allowed."""
+def _sole_reader(
+    graph: Graph, index: int, taken: list[bool], graph_outputs: set[str]
+) -> int | None:
+    """The single node reading node ``index``'s only output, if fusing into it is allowed.
+
+    ``graph_outputs`` holds the names of ``graph.outputs``: a graph output is never fused.
+    """
     node = graph.nodes[index]
-    if len(node.outputs) != 1 or node.outputs[0] in {o.name for o in graph.outputs}:
+    if len(node.outputs) != 1 or node.outputs[0] in graph_outputs:
         return None
     readers = graph.consumers.get(node.outputs[0], ())
     if len(readers) != 1 or taken[readers[0]]:
         return None
     return readers[0]
+
+
+def kernel_groups(graph: Graph) -> list[list[int]]:
+    """The node indices of each kernel of :func:`split_kernels`, without the patterns.
+
+    Example:
+        >>> from nnlat.testing import tiny_model
+        >>> from nnlat.graph import load
+        >>> kernel_groups(load(tiny_model()))
+        [[0, 1]]
+    """
+    taken = [False] * len(graph.nodes)
+    graph_outputs = {o.name for o in graph.outputs}
+    groups: list[list[int]] = []
+    for i, node in enumerate(graph.nodes):
+        if taken[i]:
+            continue
+        group = [i]
+        taken[i] = True
+        if node.op_type in ANCHORS:
+            tail = i
+            for stage in CHAIN:
+                nxt = _sole_reader(graph, tail, taken, graph_outputs)
+                if nxt is not None and graph.nodes[nxt].op_type in stage:
+                    group.append(nxt)
+                    taken[nxt] = True
+                    tail = nxt
+        elif node.op_type in GATES:
+            gate_input = node.inputs[0]
+            nxt = _sole_reader(graph, i, taken, graph_outputs)
+            if nxt is not None:
+                mul = graph.nodes[nxt]
+                if mul.op_type == "Mul" and gate_input in mul.inputs:
+                    group.append(nxt)
+                    taken[nxt] = True
+        groups.append(group)
+    return groups
 
 
 def split_kernels(graph: Graph) -> list[Kernel]:
@@ -67,31 +109,10 @@ def split_kernels(graph: Graph) -> list[Kernel]:
         >>> [k.pattern for k in split_kernels(load(tiny_model()))]
         ['Conv+Relu']
     """
-    taken = [False] * len(graph.nodes)
-    kernels: list[Kernel] = []
-    for i, node in enumerate(graph.nodes):
-        if taken[i]:
-            continue
-        group = [i]
-        taken[i] = True
-        if node.op_type in ANCHORS:
-            tail = i
-            for stage in CHAIN:
-                nxt = _sole_reader(graph, tail, taken)
-                if nxt is not None and graph.nodes[nxt].op_type in stage:
-                    group.append(nxt)
-                    taken[nxt] = True
-                    tail = nxt
-        elif node.op_type in GATES:
-            gate_input = node.inputs[0]
-            nxt = _sole_reader(graph, i, taken)
-            if nxt is not None:
-                mul = graph.nodes[nxt]
-                if mul.op_type == "Mul" and gate_input in mul.inputs:
-                    group.append(nxt)
-                    taken[nxt] = True
-        kernels.append(Kernel("+".join(graph.nodes[k].op_type for k in group), tuple(group)))
-    return kernels
+    return [
+        Kernel("+".join(graph.nodes[k].op_type for k in group), tuple(group))
+        for group in kernel_groups(graph)
+    ]
 
 
 def kernel_histogram(kernels: list[Kernel]) -> dict[str, int]:
