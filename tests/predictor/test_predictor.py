@@ -120,10 +120,15 @@ def test_cli_trains_on_the_database_then_predicts(tmp_path: Path) -> None:
     env = {"NNLAT_DB_URL": db, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     out = tmp_path / "predictor"
     runner = CliRunner()
-    trained = runner.invoke(app, ["train", "--out", str(out), "--epochs", "2", "--json"], env=env)
+    train = ["train", "--out", str(out), "--epochs", "2", "--name", "toy", "--json"]
+    bad_note = runner.invoke(app, [*train, "--note", "no-equals-sign"], env=env)
+    assert bad_note.exit_code == 2 and "KEY=VALUE" in bad_note.output
+    trained = runner.invoke(app, [*train, "--note", "dataset=toy.jsonl.gz"], env=env)
     assert trained.exit_code == 0, trained.output
     summary = json.loads(trained.stdout)
     assert summary["records"] == 4 and summary["platforms"] == [TOY_PLATFORM]
+    info = Predictor.load(out).info
+    assert (info["name"], info["dataset"]) == ("toy", "toy.jsonl.gz")
     onnx.save(tiny_model(), tmp_path / "m.onnx")
     args = ["predict", str(tmp_path / "m.onnx"), "--predictor", str(out), "--json"]
     payload = json.loads(runner.invoke(app, args, env=env).stdout)

@@ -73,6 +73,13 @@ def train_command(
     seed: Annotated[int, typer.Option("--seed", help="Seed of split, weights, order.")] = 0,
     hidden: HiddenOption = None,
     train_batch: TrainBatchOption = 32,
+    name: Annotated[
+        str | None, typer.Option("--name", help="Name kept in the predictor (default: OUT's).")
+    ] = None,
+    note: Annotated[
+        list[str] | None,
+        typer.Option("--note", help="KEY=VALUE kept in the predictor's info (repeatable)."),
+    ] = None,
     db: DbUrlOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
@@ -84,6 +91,10 @@ def train_command(
     from nnlat.datasets.training import default_cache_dir, load_records, without_realworld
     from nnlat.predictor import Predictor, TrainSettings
     from nnlat.store import Store
+
+    notes = dict(item.partition("=")[::2] for item in note or [])
+    if bad := [item for item in note or [] if "=" not in item or item.startswith("=")]:
+        raise typer.BadParameter(f"--note {bad[0]!r}: expected KEY=VALUE")
 
     with (
         user_errors(),
@@ -113,7 +124,7 @@ def train_command(
                 else "training",
             ),
         )
-        predictor.info["name"] = out.name
+        predictor.info |= {"name": name or out.name, **notes}
         predictor.save(out)
     summary = {
         "out": str(out),
