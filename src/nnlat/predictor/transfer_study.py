@@ -103,10 +103,15 @@ def unseen_platform_curve(
     settings: TrainSettings | None = None,
     config: dict[str, object] | None = None,
 ) -> list[TransferPoint]:
-    """Pre-trained on ``sources`` versus from-scratch on ``target``, over k."""
+    """Pre-trained on ``sources`` versus from-scratch on ``target``, over k.
+
+    Only ``target`` records of families the sources have are drawn from, so the curve
+    measures the new hardware alone, not new structures as well.
+    """
     settings = settings or TrainSettings()
     base = [r for r in records if r.platform in sources]
-    pool = [r for r in records if r.platform == target]
+    families = {r.family for r in base}
+    pool = [r for r in records if r.platform == target and r.family in families]
     if not base or not pool or target in sources:
         raise NnlatError(f"need records on the sources {list(sources)} and on {target!r}")
     pretrained, _ = Predictor.fit(base, settings=settings, config=config)
