@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from nnlat.datasets.training import graph_of
 from nnlat.features import raw_features
@@ -16,27 +17,45 @@ from nnlat.predictor.api import load_predictor
 from nnlat.predictor.metrics import mape
 from nnlat.store import Store
 
-DATASET = Path(__file__).parents[2] / "data" / "nnlqp10-xeon.jsonl.gz"
-PLATFORMS = ["xeon-openvino2026.4-fp32-t1", "xeon-ort1.31-fp32-t1"]
+DATA = Path(__file__).parents[2] / "data"
+PLATFORMS = ["epyc-ort1.31-fp32-t1", "xeon-openvino2026.4-fp32-t1", "xeon-ort1.31-fp32-t1"]
 
 
 def test_shipped_predictor_loads_with_its_platforms() -> None:
     predictor = load_predictor()
     assert predictor.platforms == PLATFORMS
-    assert predictor.info["name"] == "nnlqp10-xeon"
+    assert predictor.info["name"] == "nnlat-zoo"
 
 
-def test_shipped_predictor_fits_its_training_dataset(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("dataset", "platform", "family"),
+    [
+        ("nnlqp10-xeon", PLATFORMS[2], "squeezenet"),
+        ("nnlqp10-xeon", PLATFORMS[2], "nasbench201"),
+        ("epyc-ort", PLATFORMS[0], "seqnet"),
+        ("epyc-ort", PLATFORMS[0], "segnet"),
+    ],
+)
+def test_shipped_predictor_fits_its_training_dataset(
+    tmp_path: Path, dataset: str, platform: str, family: str
+) -> None:
     store = Store.open(f"sqlite:///{tmp_path / 'db.sqlite'}")
-    store.import_(DATASET)
-    predictor = load_predictor()
-    for family in ("squeezenet", "nasbench201"):
-        found = store.list_measurements(platform=PLATFORMS[1], family=family)[:12]
-        raws = [
-            raw_features(graph_of(store.get_model(m.graph_hash), dict(m.input_shapes)))
-            for m in found
-        ]
-        measured = np.array([m.stats.median_ms for m in found])
-        predicted = predictor.predict_raw(raws, PLATFORMS[1])
-        # 90 % of these graphs were training graphs (validation MAPE was 4.8 %)
-        assert mape(measured, predicted) < 0.15, family
+    store.import_(DATA / f"{dataset}.jsonl.gz")
+    found = store.list_measurements(platform=platform, family=family)[:12]
+    raws = [
+        raw_features(graph_of(store.get_model(m.graph_hash), dict(m.input_shapes))) for m in found
+    ]
+    measured = np.array([m.stats.median_ms for m in found])
+    predicted = load_predictor().predict_raw(raws, platform)
+    # 90 % of these graphs were training graphs (see the validation MAPE in its info)
+    assert mape(measured, predicted) < 0.15, family
+
+
+def test_shipped_predictor_scales_with_batch_size() -> None:
+    # Every training record has batch 1: a larger batch must still give a sane answer.
+    from nnlat.zoo import get_family
+
+    model = get_family("resnet").model(get_family("resnet").canonical["resnet18"])
+    one, eight = (raw_features(model.to_graph(batch_size=b)) for b in (1, 8))
+    ms_one, ms_eight = load_predictor().predict_raw([one, eight], PLATFORMS[2])
+    assert 1 < ms_eight / ms_one < 20
