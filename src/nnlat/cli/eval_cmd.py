@@ -17,7 +17,7 @@ from rich.progress import Progress
 
 from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.output import progress_bar, stdout, user_errors
-from nnlat.cli.predict_cmd import HiddenOption, TrainBatchOption
+from nnlat.cli.predict_cmd import HiddenOption, TrainBatchOption, hidden_config
 from nnlat.predictor.training import TrainSettings
 
 app = typer.Typer(help="Evaluate predictors on the database; write reports.")
@@ -72,7 +72,7 @@ def _leave_one_out(
     platform: str | None,
     families: str | None,
     settings: TrainSettings,
-    hidden: int | None,
+    config: dict[str, object] | None,
     out: Path,
     db: str | None,
 ) -> None:
@@ -92,7 +92,7 @@ def _leave_one_out(
                 methods,
                 families=held,
                 settings=settings,
-                config={"hidden": hidden} if hidden else None,
+                config=config,
                 results_path=out.with_suffix(".jsonl"),
                 on_result=lambda r: progress.update(
                     fold_task, advance=1, description=f"{r.method} without {r.family}"
@@ -121,7 +121,7 @@ def unseen_structure_command(
     """Leave one family out: train on the others, test on it (NNLQP Table 3)."""
     chosen = [m.strip() for m in methods.split(",") if m.strip()]
     settings = _settings(epochs, seed, train_batch)
-    _leave_one_out(chosen, platform, families, settings, hidden, out, db)
+    _leave_one_out(chosen, platform, families, settings, hidden_config(hidden), out, db)
 
 
 @app.command("ablation")
@@ -139,7 +139,8 @@ def ablation_command(
     from nnlat.predictor.evaluation import ABLATION_METHODS
 
     settings = _settings(epochs, seed, train_batch)
-    _leave_one_out(list(ABLATION_METHODS), platform, families, settings, hidden, out, db)
+    config = hidden_config(hidden)
+    _leave_one_out(list(ABLATION_METHODS), platform, families, settings, config, out, db)
 
 
 @app.command("multi-platform")
@@ -160,7 +161,7 @@ def multi_platform_command(
             study = multi_platform(
                 records,
                 settings=_settings(epochs, seed, train_batch),
-                config={"hidden": hidden} if hidden else None,
+                config=hidden_config(hidden),
             )
         out.parent.mkdir(parents=True, exist_ok=True)
         out.with_suffix(".md").write_text(multi_platform_markdown(study, _command()))
@@ -199,7 +200,7 @@ def transfer_command(
 
     k_values = [int(k) for k in ks.split(",")]
     settings = _settings(epochs, seed, train_batch)
-    config = {"hidden": hidden} if hidden else None
+    config = hidden_config(hidden)
     with user_errors():
         source = _platform(platform)
         points = []
@@ -248,7 +249,7 @@ def held_out_command(
                 name,
                 chosen,
                 settings=_settings(epochs, seed, train_batch),
-                config={"hidden": hidden} if hidden else None,
+                config=hidden_config(hidden),
                 on_result=lambda r: progress.update(
                     task, advance=1, description=f"{r.method} on {r.training_set}"
                 ),

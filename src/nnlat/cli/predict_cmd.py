@@ -21,6 +21,13 @@ HiddenOption = Annotated[
     int | None,
     typer.Option("--hidden", min=1, help="Width of the network's layers (default: its own)."),
 ]
+
+
+def hidden_config(hidden: int | None) -> dict[str, object] | None:
+    """The network overrides of ``--hidden`` (None keeps the network's defaults)."""
+    return {"hidden": hidden} if hidden else None
+
+
 TrainBatchOption = Annotated[
     int, typer.Option("--train-batch", min=1, help="Graphs per training batch.")
 ]
@@ -92,9 +99,9 @@ def train_command(
     from nnlat.predictor import Predictor, TrainSettings
     from nnlat.store import Store
 
-    notes = dict(item.partition("=")[::2] for item in note or [])
     if bad := [item for item in note or [] if "=" not in item or item.startswith("=")]:
         raise typer.BadParameter(f"--note {bad[0]!r}: expected KEY=VALUE")
+    notes = dict(item.partition("=")[::2] for item in note or [])
 
     with (
         user_errors(),
@@ -115,7 +122,7 @@ def train_command(
             records,
             network=network,
             settings=TrainSettings(epochs=epochs, seed=seed, batch_size=train_batch),
-            config={"hidden": hidden} if hidden else None,
+            config=hidden_config(hidden),
             on_epoch=lambda epoch, loss, valid: progress.update(
                 epoch_task,
                 completed=epoch,

@@ -90,7 +90,8 @@ def held_out_structures(
         )
     results = []
     for name, families in training_sets.items():
-        train = [r for r in mine if r.family in set(families)]
+        wanted = set(families)
+        train = [r for r in mine if r.family in wanted]
         if not train:
             raise NnlatError(
                 f"training set {name!r}: no records of {', '.join(families)} on {platform!r}"
