@@ -22,7 +22,7 @@ from nnlat.predictor.training import TrainSettings
 
 app = typer.Typer(help="Evaluate predictors on the database; write reports.")
 
-DEFAULT_METHODS = "nnlp,brpnas,flops-lr,flops-macs-lr,nn-meter,xgboost"
+DEFAULT_METHODS = "nnlp,brpnas,flops-lr,flops-macs-lr,nn-meter,tpu,xgboost"
 PlatformOption = Annotated[
     str | None,
     typer.Option("--platform", "-p", help="Platform to evaluate (default: reference)."),

@@ -76,12 +76,15 @@ class GraphFeatures:
         edge_index: int64, 2 × edges.
         global_x: float32, scaled graph values.
         unseen_ops: operators encoded as ``<other>`` (not in the training vocabulary).
+        kernel_ids: int64 per node, its fused kernel (as in :class:`RawFeatures`), for
+            kernel-level networks.
     """
 
     node_x: np.ndarray
     edge_index: np.ndarray
     global_x: np.ndarray
     unseen_ops: tuple[str, ...]
+    kernel_ids: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,8 @@ class FeatureSchema:
         ('Conv', 'Relu', '<other>')
         >>> schema.encode(raw).node_x.shape
         (2, 26)
+        >>> schema.encode(raw).kernel_ids.tolist()  # Conv and Relu fuse into one kernel
+        [0, 0]
     """
 
     op_vocab: tuple[str, ...]
@@ -150,6 +155,7 @@ class FeatureSchema:
             edge_index=raw.edge_index,
             global_x=self.graph_scaler.transform(raw.graph_values[None, :])[0],
             unseen_ops=unseen,
+            kernel_ids=raw.kernel_ids,
         )
 
     def to_dict(self) -> dict[str, Any]:

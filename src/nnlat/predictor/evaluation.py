@@ -30,11 +30,15 @@ from nnlat.predictor.training import TrainSettings
 GRAPH_METHODS: dict[str, tuple[str, dict[str, object]]] = {
     "nnlp": ("nnlp", {}),
     "brpnas": ("brpnas", {}),
+    "tpu": ("tpu", {}),
     "nnlp-wo-node": ("nnlp", {"node_features": False}),
     "nnlp-wo-gnn": ("nnlp", {"gnn": False}),
     "nnlp-wo-static": ("nnlp", {"static_features": False}),
 }
 ABLATION_METHODS = ("nnlp", "nnlp-wo-node", "nnlp-wo-gnn", "nnlp-wo-static")
+# Networks that take the caller's ``config`` (``--hidden``): NNLP's GraphSAGE and the
+# kernel-level one share its meaning. BRP-NAS keeps the paper's sizes.
+CONFIGURABLE_NETWORKS = frozenset({"nnlp", "tpu"})
 
 # Called when a (family, method) result is done.
 OnResult = Callable[["FoldResult"], None]
@@ -78,7 +82,7 @@ def fit_and_predict(
     start = time.perf_counter()
     if method in GRAPH_METHODS:
         network, overrides = GRAPH_METHODS[method]
-        merged = {**(config or {}), **overrides} if network == "nnlp" else overrides
+        merged = {**(config or {}), **overrides} if network in CONFIGURABLE_NETWORKS else overrides
         model, _ = Predictor.fit(train, network=network, settings=settings, config=merged)
         fitted = time.perf_counter()
         predicted = model.predict_records(test)
@@ -124,7 +128,7 @@ def unseen_structure(
         methods: ``nnlp`` and/or baseline names.
         families: the families held out in turn (default: every family in the records).
         settings: NNLP training settings (its seed also seeds the baselines).
-        config: NNLP hyper-parameters.
+        config: hyper-parameters of the networks in :data:`CONFIGURABLE_NETWORKS`.
         results_path: JSON-Lines file; results already there are kept and not redone.
         on_result: progress callback.
 

@@ -32,6 +32,7 @@ from nnlat.features.raw import RawFeatures
 from nnlat.features.schema import FEATURE_SCHEMA_VERSION, FeatureSchema, GraphFeatures
 from nnlat.measure.types import PROTOCOL_VERSION
 from nnlat.predictor.models.brpnas import BrpnasConfig, BrpnasGcn
+from nnlat.predictor.models.kernel_sage import KernelSage, KernelSageConfig
 from nnlat.predictor.models.nnlp import Nnlp, NnlpConfig
 from nnlat.predictor.training import (
     OnEpoch,
@@ -57,6 +58,7 @@ class Network:
 NETWORKS: Registry[Network] = Registry("predictor network")
 NETWORKS.register("nnlp", Network(NnlpConfig, Nnlp))
 NETWORKS.register("brpnas", Network(BrpnasConfig, BrpnasGcn))
+NETWORKS.register("tpu", Network(KernelSageConfig, KernelSage))
 
 
 class PredictorError(NnlatError):
@@ -64,12 +66,17 @@ class PredictorError(NnlatError):
 
 
 def to_data(features: GraphFeatures, platform: int, latency_ms: float | None = None) -> Data:
-    """A PyG graph of ``features`` for the head ``platform`` (target ``y`` if given)."""
+    """A PyG graph of ``features`` for the head ``platform`` (target ``y`` if given).
+
+    ``kernel`` holds each node's kernel id. Its name must not contain ``index``: PyG
+    would then offset it by the node count when batching, and ids are per graph.
+    """
     data = Data(
         x=torch.from_numpy(features.node_x),
         edge_index=torch.from_numpy(features.edge_index),
         global_x=torch.from_numpy(features.global_x)[None, :],
         platform=torch.tensor([platform]),
+        kernel=torch.from_numpy(features.kernel_ids),
     )
     if latency_ms is not None:
         data.y = torch.tensor([latency_ms], dtype=torch.float32)
@@ -218,6 +225,9 @@ class Predictor:
     ) -> dict[str, np.ndarray]:
         """Predicted latencies (ms) of graphs on every platform: one embedding, all heads.
 
+        A network without a shared graph embedding (no ``embed``, as the kernel-level
+        ``tpu``) runs once per platform instead.
+
         Example:
             >>> from nnlat.testing.records import toy_predictor
             >>> predictor, records = toy_predictor()
@@ -225,7 +235,15 @@ class Predictor:
             {'fake-fake1.0-fp32-t1': (1,)}
         """
         self.net.eval()
-        data = [to_data(self.schema.encode(raw), 0) for raw in raws]
+        features = [self.schema.encode(raw) for raw in raws]
+        if not hasattr(self.net, "embed"):
+            return {
+                platform: np.exp(
+                    predict_log(self.net, [to_data(f, head) for f in features], batch_size)
+                )
+                for head, platform in enumerate(self.platforms)
+            }
+        data = [to_data(f, 0) for f in features]
         outputs: list[list[np.ndarray]] = [[] for _ in self.platforms]
         for batch in DataLoader(data, batch_size=batch_size, shuffle=False):
             embedding = self.net.embed(batch)

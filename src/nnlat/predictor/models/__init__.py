@@ -1,1 +1,2 @@
-"""Predictor models: the NNLP and BRP-NAS graph networks and the baselines of NNLQP Table 3."""
+"""Predictor models: the NNLP, BRP-NAS and kernel-level ("TPU") graph networks, and the
+baselines of NNLQP Table 3."""

@@ -22,8 +22,9 @@ refit, so none of them saves or loads.
     >>> type(BASELINES["nn-meter"](seed=1)).__name__
     'KernelForest'
 
-The paper's "TPU" baseline (GraphSAGE on measured kernels, sum corrected linearly) is
-not here: it is a graph network, not a small regression.
+The paper's "TPU" baseline (GraphSAGE per kernel, sum corrected linearly) is a graph
+network, not a small regression: it is :mod:`nnlat.predictor.models.kernel_sage`,
+registered as the ``tpu`` network.
 
 scikit-learn and xgboost are imported when a model is fitted, so importing this module
 costs neither.
