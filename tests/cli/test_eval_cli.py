@@ -84,6 +84,26 @@ def test_unseen_structure_and_ablation_write_reports(env: dict[str, str], tmp_pa
     assert "nnlp-wo-gnn" in (tmp_path / "ab.md").read_text()
 
 
+def test_report_only_trains_nothing_and_names_missing_folds(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "us"
+    common = ["unseen-structure", "-p", PLATFORMS[0], "--epochs", "2", "-o", str(out)]
+    run(env, *common, "-m", "flops-lr")
+    run(env, *common, "-m", "nnlp", "-f", "alexnet")
+    saved = out.with_suffix(".jsonl").read_text()
+    run(env, *common, "-m", "flops-lr,nnlp,flops-macs-lr", "--report-only")
+    assert out.with_suffix(".jsonl").read_text() == saved  # nothing was fitted
+    text = out.with_suffix(".md").read_text()
+    assert "| flops-lr | nnlp | flops-macs-lr |" in text
+    assert "| squeezenet | " in text and " % | – | – |" in text
+    assert "Folds not run: nnlp on squeezenet; flops-macs-lr on alexnet, squeezenet." in text
+    assert "Most training epochs (early stopping on validation MAPE): nnlp 2." in text
+    # The command is rebuilt from the options given, not from the test runner's argv.
+    assert f"Command: `nnlat eval unseen-structure --platform {PLATFORMS[0]} --methods" in text
+    assert "--report-only`" in text
+
+
 def test_multi_platform_and_transfer_write_reports(env: dict[str, str], tmp_path: Path) -> None:
     run(env, "multi-platform", "--epochs", "1", "-o", str(tmp_path / "mp"))
     assert "multi-head" in (tmp_path / "mp.md").read_text()

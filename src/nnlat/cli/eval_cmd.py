@@ -8,7 +8,6 @@ where results accumulate, ``STEM.jsonl`` (rerunning resumes).
 from __future__ import annotations
 
 import shlex
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -33,10 +32,32 @@ FamiliesOption = Annotated[
     str | None, typer.Option("--families", "-f", help="Held-out families (default: all).")
 ]
 OutOption = Annotated[Path, typer.Option("--out", "-o", help="Report path stem.")]
+ReportOnlyOption = Annotated[
+    bool,
+    typer.Option(
+        "--report-only",
+        help="Train nothing: rebuild the report from the results STEM.jsonl already holds.",
+    ),
+]
 
 
-def _command() -> str:
-    return "nnlat eval " + shlex.join(sys.argv[2:])
+def _command(ctx: typer.Context) -> str:
+    """The running command as a user would type it: options that differ from their defaults.
+
+    Read from the command's context rather than ``sys.argv``, which is the test runner's
+    under ``CliRunner``. ``--db`` is left out: it may carry credentials.
+    """
+    words = ["nnlat", *ctx.command_path.split()[1:]]
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name or "")
+        if param.name == "db" or value is None or value == param.default or not param.opts:
+            continue
+        flag = param.opts[0]
+        if isinstance(value, bool):
+            words.append(flag if value else (param.secondary_opts or [flag])[0])
+        else:
+            words += [flag, str(value)]
+    return shlex.join(words)
 
 
 def _records(
@@ -68,6 +89,7 @@ def _settings(epochs: int, seed: int, train_batch: int) -> TrainSettings:
 
 
 def _leave_one_out(
+    ctx: typer.Context,
     methods: list[str],
     platform: str | None,
     families: str | None,
@@ -75,6 +97,7 @@ def _leave_one_out(
     config: dict[str, object] | None,
     out: Path,
     db: str | None,
+    report_only: bool = False,
 ) -> None:
     from nnlat.predictor.evaluation import unseen_structure
     from nnlat.predictor.report import scatter_plot, unseen_structure_markdown
@@ -94,18 +117,24 @@ def _leave_one_out(
                 settings=settings,
                 config=config,
                 results_path=out.with_suffix(".jsonl"),
+                fit_missing=not report_only,
                 on_result=lambda r: progress.update(
                     fold_task, advance=1, description=f"{r.method} without {r.family}"
                 ),
             )
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.with_suffix(".md").write_text(unseen_structure_markdown(results, _command()))
+        out.with_suffix(".md").write_text(
+            unseen_structure_markdown(
+                results, _command(ctx), methods, held or sorted({r.family for r in records})
+            )
+        )
         scatter_plot(results, methods[0], out.with_suffix(".png"))
     stdout.print(f"wrote {out.with_suffix('.md')} and {out.with_suffix('.png')}")
 
 
 @app.command("unseen-structure")
 def unseen_structure_command(
+    ctx: typer.Context,
     platform: PlatformOption = None,
     methods: Annotated[
         str, typer.Option("--methods", "-m", help="Comma-separated methods.")
@@ -116,16 +145,19 @@ def unseen_structure_command(
     hidden: HiddenOption = None,
     train_batch: TrainBatchOption = 32,
     out: OutOption = Path("reports/unseen_structure"),
+    report_only: ReportOnlyOption = False,
     db: DbUrlOption = None,
 ) -> None:
     """Leave one family out: train on the others, test on it (NNLQP Table 3)."""
     chosen = [m.strip() for m in methods.split(",") if m.strip()]
     settings = _settings(epochs, seed, train_batch)
-    _leave_one_out(chosen, platform, families, settings, hidden_config(hidden), out, db)
+    config = hidden_config(hidden)
+    _leave_one_out(ctx, chosen, platform, families, settings, config, out, db, report_only)
 
 
 @app.command("ablation")
 def ablation_command(
+    ctx: typer.Context,
     platform: PlatformOption = None,
     families: FamiliesOption = None,
     epochs: EpochsOption = 150,
@@ -133,6 +165,7 @@ def ablation_command(
     hidden: HiddenOption = None,
     train_batch: TrainBatchOption = 32,
     out: OutOption = Path("reports/ablation"),
+    report_only: ReportOnlyOption = False,
     db: DbUrlOption = None,
 ) -> None:
     """NNLP without node features / GNN / static features, left one family out (Table 4)."""
@@ -140,11 +173,13 @@ def ablation_command(
 
     settings = _settings(epochs, seed, train_batch)
     config = hidden_config(hidden)
-    _leave_one_out(list(ABLATION_METHODS), platform, families, settings, config, out, db)
+    methods = list(ABLATION_METHODS)
+    _leave_one_out(ctx, methods, platform, families, settings, config, out, db, report_only)
 
 
 @app.command("multi-platform")
 def multi_platform_command(
+    ctx: typer.Context,
     epochs: EpochsOption = 150,
     seed: SeedOption = 0,
     hidden: HiddenOption = None,
@@ -164,12 +199,13 @@ def multi_platform_command(
                 config=hidden_config(hidden),
             )
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.with_suffix(".md").write_text(multi_platform_markdown(study, _command()))
+        out.with_suffix(".md").write_text(multi_platform_markdown(study, _command(ctx)))
     stdout.print(f"wrote {out.with_suffix('.md')}")
 
 
 @app.command("transfer")
 def transfer_command(
+    ctx: typer.Context,
     family: Annotated[
         list[str] | None, typer.Option("--family", "-f", help="Unseen family (repeatable).")
     ] = None,
@@ -217,13 +253,14 @@ def transfer_command(
         if not points:
             raise typer.BadParameter("give --family and/or --target-platform")
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.with_suffix(".md").write_text("\n".join(transfer_markdown(points, _command())))
+        out.with_suffix(".md").write_text("\n".join(transfer_markdown(points, _command(ctx))))
         transfer_plot(points, str(out.with_suffix(".png")))
     stdout.print(f"wrote {out.with_suffix('.md')} and {out.with_suffix('.png')}")
 
 
 @app.command("held-out")
 def held_out_command(
+    ctx: typer.Context,
     platform: PlatformOption = None,
     methods: Annotated[
         str, typer.Option("--methods", "-m", help="Comma-separated methods.")
@@ -255,5 +292,5 @@ def held_out_command(
                 ),
             )
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.with_suffix(".md").write_text(held_out_markdown(results, _command()))
+        out.with_suffix(".md").write_text(held_out_markdown(results, _command(ctx)))
     stdout.print(f"wrote {out.with_suffix('.md')}")

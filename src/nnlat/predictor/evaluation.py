@@ -57,6 +57,8 @@ class FoldResult:
         fit_seconds: training time.
         predict_seconds_per_graph: prediction time per test graph.
         measured_ms, predicted_ms: per test record, for scatter plots.
+        epochs: the most training epochs a graph network was given (None for the
+            baselines, and in results saved before it was recorded).
     """
 
     family: str
@@ -69,6 +71,7 @@ class FoldResult:
     predict_seconds_per_graph: float
     measured_ms: list[float]
     predicted_ms: list[float]
+    epochs: int | None = None
 
 
 def fit_and_predict(
@@ -119,6 +122,7 @@ def unseen_structure(
     config: dict[str, object] | None = None,
     results_path: Path | None = None,
     on_result: OnResult | None = None,
+    fit_missing: bool = True,
 ) -> list[FoldResult]:
     """Leave-one-family-out evaluation on ``platform``.
 
@@ -131,9 +135,12 @@ def unseen_structure(
         config: hyper-parameters of the networks in :data:`CONFIGURABLE_NETWORKS`.
         results_path: JSON-Lines file; results already there are kept and not redone.
         on_result: progress callback.
+        fit_missing: False only collects the results ``results_path`` already holds
+            (to rebuild a report while folds are still running elsewhere).
 
     Returns:
-        Every (family, method) result, those loaded from ``results_path`` included.
+        The (family, method) results of ``families`` × ``methods`` on ``platform``, those
+        loaded from ``results_path`` included, grouped by method in ``methods`` order.
 
     Raises:
         NnlatError: no records on ``platform``, or a family without records.
@@ -151,7 +158,7 @@ def unseen_structure(
         if not test:
             raise NnlatError(f"no records of family {family!r} on {platform!r}")
         for method in methods:
-            if (family, method) in done:
+            if (family, method) in done or not fit_missing:
                 continue
             predicted, fit_s, predict_s = fit_and_predict(method, train, test, settings, config)
             measured = [r.latency_ms for r in test]
@@ -166,6 +173,7 @@ def unseen_structure(
                 predict_seconds_per_graph=predict_s / len(test),
                 measured_ms=measured,
                 predicted_ms=predicted.tolist(),
+                epochs=settings.epochs if method in GRAPH_METHODS else None,
             )
             results.append(result)
             if results_path is not None:
@@ -174,4 +182,5 @@ def unseen_structure(
                     f.write(json.dumps(asdict(result)) + "\n")
             if on_result is not None:
                 on_result(result)
-    return results
+    wanted = [r for r in results if r.platform == platform and r.family in families]
+    return [r for method in methods for r in wanted if r.method == method]

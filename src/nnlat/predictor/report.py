@@ -17,16 +17,24 @@ METRIC_TITLES = {
 }
 
 
-def metric_table(results: Sequence[FoldResult], metric: str) -> list[str]:
+def metric_table(
+    results: Sequence[FoldResult],
+    metric: str,
+    methods: Sequence[str] | None = None,
+    families: Sequence[str] | None = None,
+) -> list[str]:
     """Markdown lines: one row per held-out family, one column per method, then averages.
+
+    ``methods`` and ``families`` (default: those in ``results``) fix the columns and
+    rows; a fold without a result shows "–".
 
     Example:
         >>> r = FoldResult("resnet", "nnlp", "p", 9, 1, {"mape": 0.1}, 1.0, 0.001, [1.0], [1.1])
         >>> metric_table([r], "mape")[2]
         '| resnet | 10.00 % |'
     """
-    methods = list(dict.fromkeys(r.method for r in results))
-    families = sorted({r.family for r in results})
+    methods = list(methods or dict.fromkeys(r.method for r in results))
+    families = sorted(families or {r.family for r in results})
     value = {(r.family, r.method): r.metrics[metric] for r in results}
     lines = ["| test family | " + " | ".join(methods) + " |", "|---" * (len(methods) + 1) + "|"]
     for family in families:
@@ -34,17 +42,39 @@ def metric_table(results: Sequence[FoldResult], metric: str) -> list[str]:
             f"{value[family, m] * 100:.2f} %" if (family, m) in value else "–" for m in methods
         ]
         lines.append(f"| {family} | " + " | ".join(cells) + " |")
-    if len(families) > 1:
-        averages = []
-        for m in methods:
-            column = [value[f, m] for f in families if (f, m) in value]
-            averages.append(f"**{statistics.mean(column) * 100:.2f} %**" if column else "–")
-        lines.append("| **average** | " + " | ".join(averages) + " |")
+    # Averages compare like with like: only families every method has a result for.
+    common = [f for f in families if all((f, m) in value for m in methods)]
+    if len(common) > 1:
+        averages = [
+            f"**{statistics.mean(value[f, m] for f in common) * 100:.2f} %**" for m in methods
+        ]
+        label = "average" if len(common) == len(families) else f"average of {len(common)}"
+        lines.append(f"| **{label}** | " + " | ".join(averages) + " |")
     return lines
 
 
-def unseen_structure_markdown(results: Sequence[FoldResult], command: str) -> str:
-    """The whole unseen-structure report (Table 3 on our data)."""
+def _missing_folds(
+    results: Sequence[FoldResult], methods: Sequence[str], families: Sequence[str]
+) -> str:
+    """The (method: families) pairs absent from ``results``, as text ("" if none)."""
+    have = {(r.family, r.method) for r in results}
+    gaps = {m: [f for f in sorted(families) if (f, m) not in have] for m in methods}
+    return "; ".join(f"{m} on {', '.join(fs)}" for m, fs in gaps.items() if fs)
+
+
+def unseen_structure_markdown(
+    results: Sequence[FoldResult],
+    command: str,
+    methods: Sequence[str] | None = None,
+    families: Sequence[str] | None = None,
+) -> str:
+    """The whole unseen-structure report (Table 3 on our data).
+
+    ``methods`` and ``families`` are the folds asked for (default: those in
+    ``results``); the report names the ones without a result.
+    """
+    methods = list(methods or dict.fromkeys(r.method for r in results))
+    families = sorted(families or {r.family for r in results})
     platform = results[0].platform if results else "?"
     lines = [
         "# Unseen structure: leave one family out (NNLQP Table 3)",
@@ -57,7 +87,8 @@ def unseen_structure_markdown(results: Sequence[FoldResult], command: str) -> st
         "",
     ]
     for metric in ("mape", "acc_10", "acc_5", "rmspe"):
-        lines += [f"## {METRIC_TITLES[metric]}", "", *metric_table(results, metric), ""]
+        table = metric_table(results, metric, methods, families)
+        lines += [f"## {METRIC_TITLES[metric]}", "", *table, ""]
     timing = {}
     for r in results:
         timing.setdefault(r.method, []).append((r.fit_seconds, r.predict_seconds_per_graph))
@@ -71,6 +102,13 @@ def unseen_structure_markdown(results: Sequence[FoldResult], command: str) -> st
         fit = statistics.mean(p[0] for p in pairs)
         per_graph = statistics.mean(p[1] for p in pairs) * 1e3
         lines.append(f"| {method} | {fit:.1f} | {per_graph:.3f} |")
+    epochs = {r.method: r.epochs for r in results if r.epochs is not None}
+    if epochs:
+        given = ", ".join(f"{m} {n}" for m, n in epochs.items())
+        lines += ["", f"Most training epochs (early stopping on validation MAPE): {given}."]
+    missing = _missing_folds(results, methods, families)
+    if missing:
+        lines += ["", f"Folds not run: {missing}. Averages cover the families every method has."]
     lines += ["", "![predicted vs measured](unseen_structure.png)", ""]
     return "\n".join(lines)
 
