@@ -9,21 +9,27 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import torch
 from pydantic import BaseModel, ConfigDict
 
 from nnlat.errors import NnlatWarning
-from nnlat.features.raw import raw_features
+from nnlat.features.raw import RawFeatures, raw_features
+from nnlat.forked import iter_forked, processes
 from nnlat.graph.hashing import graph_key
 from nnlat.graph.ir import Graph
 from nnlat.graph.load import load
+from nnlat.predictor.batching import torch_threads
 from nnlat.predictor.predictor import Predictor
 from nnlat.zoo.family import ZooModel
 
 PRETRAINED_DIR = Path(__file__).parent / "pretrained"
+
+MIN_PARALLEL_MODELS = 16
+"""From this many models on, :func:`predict_many` loads them in worker processes."""
 
 
 class Prediction(BaseModel):
@@ -68,6 +74,14 @@ def _default_platform(predictor: Predictor) -> str:
     return reference if reference in predictor.platforms else predictor.platforms[0]
 
 
+def _load_features(
+    model: Any, batch_size: int, input_shapes: Mapping[str, Sequence[int]] | None
+) -> tuple[str, RawFeatures]:
+    """Load ``model``; its graph hash and raw features (run in a worker for many models)."""
+    graph = _graph(model, batch_size, input_shapes)
+    return graph_key(graph).digest, raw_features(graph)
+
+
 def predict_many(
     models: Sequence[Any],
     platform: str | None = None,
@@ -75,8 +89,14 @@ def predict_many(
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     *,
     predictor: Predictor | str | Path | None = None,
+    workers: int | None = None,
 ) -> list[Prediction]:
     """Predict the latency of several models on one platform, in one batch.
+
+    From :data:`MIN_PARALLEL_MODELS` models on, the models are loaded and their features
+    computed by forked workers and this process, on every allowed core
+    (:func:`~nnlat.forked.iter_forked`); the network runs here, batch by batch as the
+    features come, on one torch thread meanwhile.
 
     Args:
         models: paths, ONNX bytes, ``onnx.ModelProto``, ``Graph`` or zoo models.
@@ -86,10 +106,12 @@ def predict_many(
         input_shapes: input name → shape overrides (applied to every model).
         predictor: a :class:`Predictor`, a saved predictor's directory, or None for
             the shipped one.
+        workers: processes that load models (default: the allowed cores; 1: in-process).
 
     Raises:
         PredictorError: the predictor has no head for ``platform``.
-        NnlatError: a model cannot be loaded.
+        NnlatError: a model cannot be loaded (the first one in order that cannot; a note
+            on the error says which).
 
     Warns:
         NnlatWarning: a model has operators the predictor never saw in training.
@@ -101,13 +123,23 @@ def predict_many(
     )
     platform = platform or _default_platform(chosen)
     chosen.head(platform)  # an unknown platform fails before any model is loaded
-    graphs = [_graph(m, batch_size, input_shapes) for m in models]
-    raws = [raw_features(g) for g in graphs]
-    latencies = chosen.predict_raw(raws, platform)
+    load_one = functools.partial(_load_features, batch_size=batch_size, input_shapes=input_shapes)
+    loaded: list[tuple[str, RawFeatures]] = []
+
+    def raws() -> Iterator[RawFeatures]:  # the network runs on the first while more load
+        for digest, raw in iter_forked(
+            load_one, models, workers, label="model", min_items=MIN_PARALLEL_MODELS
+        ):
+            loaded.append((digest, raw))
+            yield raw
+
+    forked = processes(len(models), workers, MIN_PARALLEL_MODELS) > 1
+    with torch_threads(1 if forked else torch.get_num_threads()):
+        latencies = chosen.predict_raw(raws(), platform)
     label = f"{chosen.network}:{chosen.info.get('name', 'custom')}"
     results = []
-    for graph, raw, latency in zip(graphs, raws, latencies, strict=True):
-        unseen = chosen.schema.encode(raw).unseen_ops
+    for (digest, raw), latency in zip(loaded, latencies, strict=True):
+        unseen = chosen.schema.unseen_ops(raw)
         if unseen:
             warnings.warn(
                 f"operators never seen in training: {', '.join(unseen)}; the prediction "
@@ -119,7 +151,7 @@ def predict_many(
             Prediction(
                 latency_ms=float(latency),
                 platform=platform,
-                graph_hash=graph_key(graph).digest,
+                graph_hash=digest,
                 batch_size=batch_size,
                 unseen_ops=unseen,
                 predictor=label,

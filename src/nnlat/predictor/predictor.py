@@ -24,13 +24,21 @@ import numpy as np
 import torch
 from torch import nn
 from torch_geometric.data import Data
-from torch_geometric.loader import DataLoader
 
 from nnlat.datasets.training import LatencyRecord
 from nnlat.errors import NnlatError
+from nnlat.features.parallel import MIN_PARALLEL, iter_raw_features
 from nnlat.features.raw import RawFeatures
 from nnlat.features.schema import FEATURE_SCHEMA_VERSION, FeatureSchema, GraphFeatures
+from nnlat.forked import processes
+from nnlat.graph.ir import Graph
 from nnlat.measure.types import PROTOCOL_VERSION
+from nnlat.predictor.batching import (
+    DEFAULT_BATCH_SIZE,
+    batches,
+    predict_log_raw,
+    torch_threads,
+)
 from nnlat.predictor.models.brpnas import BrpnasConfig, BrpnasGcn
 from nnlat.predictor.models.kernel_sage import KernelSage, KernelSageConfig
 from nnlat.predictor.models.nnlp import Nnlp, NnlpConfig
@@ -38,7 +46,6 @@ from nnlat.predictor.training import (
     OnEpoch,
     TrainResult,
     TrainSettings,
-    predict_log,
     split_by_graph,
     train_network,
 )
@@ -215,13 +222,36 @@ class Predictor:
             >>> predictor.predict_raw([r.raw for r in records[:2]], records[0].platform).shape
             (2,)
         """
+        return np.exp(predict_log_raw(self.net, self.schema, raws, self.head(platform)))
+
+    def predict_graphs(
+        self, graphs: Sequence[Graph], platform: str, workers: int | None = None
+    ) -> np.ndarray:
+        """Predicted latencies (ms) of loaded graphs on ``platform``: features, then network.
+
+        From :data:`~nnlat.features.parallel.MIN_PARALLEL` graphs on, the raw features
+        are computed on ``workers`` cores (default: every core this process may run on)
+        by forked workers and this process
+        (:func:`~nnlat.features.parallel.iter_raw_features`); they stream into the
+        network, which runs here batch by batch, on one torch thread meanwhile.
+
+        Example:
+            >>> from nnlat.graph import load
+            >>> from nnlat.testing import tiny_model
+            >>> from nnlat.testing.records import TOY_PLATFORM, toy_predictor
+            >>> predictor, _ = toy_predictor()
+            >>> predictor.predict_graphs([load(tiny_model())] * 3, TOY_PLATFORM).shape
+            (3,)
+        """
         head = self.head(platform)
-        data = [to_data(self.schema.encode(raw), head) for raw in raws]
-        return np.exp(predict_log(self.net, data))
+        forked = processes(len(graphs), workers, MIN_PARALLEL) > 1
+        with torch_threads(1 if forked else torch.get_num_threads()):
+            raws = iter_raw_features(graphs, workers)
+            return np.exp(predict_log_raw(self.net, self.schema, raws, head))
 
     @torch.no_grad()
     def predict_all(
-        self, raws: Sequence[RawFeatures], batch_size: int = 256
+        self, raws: Sequence[RawFeatures], batch_size: int = DEFAULT_BATCH_SIZE
     ) -> dict[str, np.ndarray]:
         """Predicted latencies (ms) of graphs on every platform: one embedding, all heads.
 
@@ -235,20 +265,16 @@ class Predictor:
             {'fake-fake1.0-fp32-t1': (1,)}
         """
         self.net.eval()
-        features = [self.schema.encode(raw) for raw in raws]
-        if not hasattr(self.net, "embed"):
-            return {
-                platform: np.exp(
-                    predict_log(self.net, [to_data(f, head) for f in features], batch_size)
-                )
-                for head, platform in enumerate(self.platforms)
-            }
-        data = [to_data(f, 0) for f in features]
         outputs: list[list[np.ndarray]] = [[] for _ in self.platforms]
-        for batch in DataLoader(data, batch_size=batch_size, shuffle=False):
-            embedding = self.net.embed(batch)
-            for index, head in enumerate(self.net.heads):
-                outputs[index].append(head(embedding).squeeze(-1).numpy())
+        for batch in batches(self.schema, raws, 0, batch_size):  # encoded once, every head
+            if hasattr(self.net, "embed"):
+                embedding = self.net.embed(batch)
+                for index, head in enumerate(self.net.heads):
+                    outputs[index].append(head(embedding).squeeze(-1).numpy())
+                continue
+            for index in range(len(self.platforms)):
+                batch.platform = torch.full_like(batch.platform, index)
+                outputs[index].append(self.net(batch).numpy())
         return {
             platform: np.exp(np.concatenate(out)) if out else np.zeros(0)
             for platform, out in zip(self.platforms, outputs, strict=True)
@@ -256,9 +282,9 @@ class Predictor:
 
     def predict_records(self, records: Sequence[LatencyRecord]) -> np.ndarray:
         """Predicted latencies (ms) of records, each on its own platform."""
-        for platform in {r.platform for r in records}:
-            self.head(platform)
-        return np.exp(predict_log(self.net, self._records_to_data(records)))
+        heads = {platform: self.head(platform) for platform in {r.platform for r in records}}
+        platforms = np.array([heads[r.platform] for r in records], dtype=np.int64)
+        return np.exp(predict_log_raw(self.net, self.schema, [r.raw for r in records], platforms))
 
     # -- persistence --------------------------------------------------------------------
 
