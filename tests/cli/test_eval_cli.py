@@ -81,7 +81,9 @@ def test_unseen_structure_and_ablation_write_reports(env: dict[str, str], tmp_pa
         "-o",
         str(tmp_path / "ab"),
     )
-    assert "nnlp-wo-gnn" in (tmp_path / "ab.md").read_text()
+    ablation = (tmp_path / "ab.md").read_text()
+    assert ablation.startswith("# Ablation") and "nnlp-wo-gnn" in ablation
+    assert "](ab.png)" in ablation
 
 
 def test_report_only_trains_nothing_and_names_missing_folds(

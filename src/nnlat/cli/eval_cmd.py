@@ -98,9 +98,14 @@ def _leave_one_out(
     out: Path,
     db: str | None,
     report_only: bool = False,
+    title: str | None = None,
 ) -> None:
     from nnlat.predictor.evaluation import unseen_structure
-    from nnlat.predictor.report import scatter_plot, unseen_structure_markdown
+    from nnlat.predictor.report import (
+        UNSEEN_STRUCTURE_TITLE,
+        scatter_plot,
+        unseen_structure_markdown,
+    )
 
     held = [f.strip() for f in families.split(",")] if families else None
     with user_errors():
@@ -125,7 +130,12 @@ def _leave_one_out(
         out.parent.mkdir(parents=True, exist_ok=True)
         out.with_suffix(".md").write_text(
             unseen_structure_markdown(
-                results, _command(ctx), methods, held or sorted({r.family for r in records})
+                results,
+                _command(ctx),
+                methods,
+                held or sorted({r.family for r in records}),
+                title or UNSEEN_STRUCTURE_TITLE,
+                out.with_suffix(".png").name,
             )
         )
         scatter_plot(results, methods[0], out.with_suffix(".png"))
@@ -170,11 +180,14 @@ def ablation_command(
 ) -> None:
     """NNLP without node features / GNN / static features, left one family out (Table 4)."""
     from nnlat.predictor.evaluation import ABLATION_METHODS
+    from nnlat.predictor.report import ABLATION_TITLE
 
     settings = _settings(epochs, seed, train_batch)
     config = hidden_config(hidden)
     methods = list(ABLATION_METHODS)
-    _leave_one_out(ctx, methods, platform, families, settings, config, out, db, report_only)
+    _leave_one_out(
+        ctx, methods, platform, families, settings, config, out, db, report_only, ABLATION_TITLE
+    )
 
 
 @app.command("multi-platform")

@@ -16,6 +16,9 @@ METRIC_TITLES = {
     "acc_10": "Acc(10 %) ↑",
 }
 
+UNSEEN_STRUCTURE_TITLE = "Unseen structure: leave one family out (NNLQP Table 3)"
+ABLATION_TITLE = "Ablation: NNLP without node features / GNN / static features (NNLQP Table 4)"
+
 
 def metric_table(
     results: Sequence[FoldResult],
@@ -67,17 +70,21 @@ def unseen_structure_markdown(
     command: str,
     methods: Sequence[str] | None = None,
     families: Sequence[str] | None = None,
+    title: str = UNSEEN_STRUCTURE_TITLE,
+    plot: str = "unseen_structure.png",
 ) -> str:
-    """The whole unseen-structure report (Table 3 on our data).
+    """The whole unseen-structure report (Table 3 on our data), or another leave-one-out
+    comparison under another ``title`` (the ablation of Table 4).
 
     ``methods`` and ``families`` are the folds asked for (default: those in
-    ``results``); the report names the ones without a result.
+    ``results``); the report names the ones without a result. ``plot`` is the scatter
+    plot's file name, beside the report.
     """
     methods = list(methods or dict.fromkeys(r.method for r in results))
     families = sorted(families or {r.family for r in results})
     platform = results[0].platform if results else "?"
     lines = [
-        "# Unseen structure: leave one family out (NNLQP Table 3)",
+        f"# {title}",
         "",
         f"Command: `{command}`",
         "",
@@ -109,7 +116,7 @@ def unseen_structure_markdown(
     missing = _missing_folds(results, methods, families)
     if missing:
         lines += ["", f"Folds not run: {missing}. Averages cover the families every method has."]
-    lines += ["", "![predicted vs measured](unseen_structure.png)", ""]
+    lines += ["", f"![predicted vs measured]({plot})", ""]
     return "\n".join(lines)
 
 
