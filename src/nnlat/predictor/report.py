@@ -53,6 +53,12 @@ def metric_table(
         ]
         label = "average" if len(common) == len(families) else f"average of {len(common)}"
         lines.append(f"| **{label}** | " + " | ".join(averages) + " |")
+    if len(common) < len(families):  # also each method over all the folds it has
+        own = []
+        for m in methods:
+            column = [value[f, m] for f in families if (f, m) in value]
+            own.append(f"{statistics.mean(column) * 100:.2f} % ({len(column)})" if column else "–")
+        lines.append("| average of own folds (n) | " + " | ".join(own) + " |")
     return lines
 
 
