@@ -35,6 +35,8 @@ from torch import nn
 from torch_geometric.data import Data
 from torch_geometric.nn import SAGEConv, global_add_pool
 
+from nnlat.predictor.models.nnlp import latency_head
+
 # The correction's offset b at initialisation (see KernelHead).
 _INITIAL_OFFSET_MS = 0.01
 
@@ -90,15 +92,7 @@ class KernelHead(nn.Module):
 
     def __init__(self, config: KernelSageConfig) -> None:
         super().__init__()
-        self.kernel = nn.Sequential(
-            nn.Linear(config.hidden, config.hidden),
-            nn.ReLU(),
-            nn.Dropout(config.dropout),
-            nn.Linear(config.hidden, config.hidden // 2),
-            nn.ReLU(),
-            nn.Dropout(config.dropout),
-            nn.Linear(config.hidden // 2, 1),
-        )
+        self.kernel = latency_head(config.hidden, config.hidden, config.dropout)
         self.log_scale = nn.Parameter(torch.zeros(()))
         self.log_offset = nn.Parameter(torch.tensor(math.log(_INITIAL_OFFSET_MS)))
 

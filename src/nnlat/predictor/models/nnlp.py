@@ -55,6 +55,24 @@ class NnlpConfig:
         return asdict(self)
 
 
+def latency_head(inputs: int, hidden: int, dropout: float) -> nn.Sequential:
+    """A head: ``inputs`` → ``hidden`` → ``hidden / 2`` → 1, ReLU and dropout between.
+
+    Example:
+        >>> latency_head(6, 8, 0.0)(torch.ones(2, 6)).shape
+        torch.Size([2, 1])
+    """
+    return nn.Sequential(
+        nn.Linear(inputs, hidden),
+        nn.ReLU(),
+        nn.Dropout(dropout),
+        nn.Linear(hidden, hidden // 2),
+        nn.ReLU(),
+        nn.Dropout(dropout),
+        nn.Linear(hidden // 2, 1),
+    )
+
+
 class Nnlp(nn.Module):
     """The NNLP network.
 
@@ -84,16 +102,7 @@ class Nnlp(nn.Module):
         self.heads = nn.ModuleList(self._head() for _ in range(config.platforms))
 
     def _head(self) -> nn.Module:
-        c = self.config
-        return nn.Sequential(
-            nn.Linear(c.embedding_dim, c.hidden),
-            nn.ReLU(),
-            nn.Dropout(c.dropout),
-            nn.Linear(c.hidden, c.hidden // 2),
-            nn.ReLU(),
-            nn.Dropout(c.dropout),
-            nn.Linear(c.hidden // 2, 1),
-        )
+        return latency_head(self.config.embedding_dim, self.config.hidden, self.config.dropout)
 
     def add_head(self) -> int:
         """Append a head for a new platform (transfer); return its index."""
