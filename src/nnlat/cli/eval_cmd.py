@@ -32,6 +32,7 @@ FamiliesOption = Annotated[
     str | None, typer.Option("--families", "-f", help="Held-out families (default: all).")
 ]
 OutOption = Annotated[Path, typer.Option("--out", "-o", help="Report path stem.")]
+MethodsOption = Annotated[str, typer.Option("--methods", "-m", help="Comma-separated methods.")]
 ReportOnlyOption = Annotated[
     bool,
     typer.Option(
@@ -146,9 +147,7 @@ def _leave_one_out(
 def unseen_structure_command(
     ctx: typer.Context,
     platform: PlatformOption = None,
-    methods: Annotated[
-        str, typer.Option("--methods", "-m", help="Comma-separated methods.")
-    ] = DEFAULT_METHODS,
+    methods: MethodsOption = DEFAULT_METHODS,
     families: FamiliesOption = None,
     epochs: EpochsOption = 150,
     seed: SeedOption = 0,
@@ -275,9 +274,7 @@ def transfer_command(
 def held_out_command(
     ctx: typer.Context,
     platform: PlatformOption = None,
-    methods: Annotated[
-        str, typer.Option("--methods", "-m", help="Comma-separated methods.")
-    ] = "nnlp,xgboost,flops-macs-lr",
+    methods: MethodsOption = "nnlp,xgboost,flops-macs-lr",
     epochs: EpochsOption = 150,
     seed: SeedOption = 0,
     hidden: HiddenOption = None,
