@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from nnlat.cli.output import print_json, stdout, user_errors
+from nnlat.cli.remote import ServerOption, TokenOption, connect
 
 app = typer.Typer(help="The measurement database (SQLite by default, NNLAT_DB_URL to change).")
 
@@ -25,13 +26,19 @@ DbUrlOption = Annotated[
 @app.command("stats")
 def stats_command(
     db: DbUrlOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Count models, platforms and measurements; show the cache hit ratio."""
-    from nnlat.store import Store
+    from nnlat.store import Store, StoreStats
 
-    with user_errors(), Store.open(db) as store:
-        stats = store.stats()
+    if server is not None:
+        with user_errors(), connect(server, token) as client:
+            stats = StoreStats.model_validate(client.stats())
+    else:
+        with user_errors(), Store.open(db) as store:
+            stats = store.stats()
     if as_json:
         print_json({**stats.model_dump(), "hit_ratio": stats.hit_ratio})
         return

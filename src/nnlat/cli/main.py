@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from nnlat.cli import dataset_cmd, db_cmd, eval_cmd, zoo_cmd
+from nnlat.cli import dataset_cmd, db_cmd, eval_cmd, server_cmd, zoo_cmd
 from nnlat.cli.inspect_cmd import inspect_command
 from nnlat.cli.predict_cmd import predict_command, train_command
 from nnlat.cli.query_cmd import platforms_command, query_command
@@ -20,6 +20,9 @@ app.command("query")(query_command)
 app.command("platforms")(platforms_command)
 app.command("predict")(predict_command)
 app.command("train")(train_command)
+app.command("serve")(server_cmd.serve_command)
+app.command("worker")(server_cmd.worker_command)
+app.add_typer(server_cmd.token_app, name="token")
 app.add_typer(zoo_cmd.app, name="zoo")
 app.add_typer(db_cmd.app, name="db")
 app.add_typer(dataset_cmd.app, name="dataset")

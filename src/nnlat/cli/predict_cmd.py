@@ -16,6 +16,7 @@ from nnlat.cli.output import (
     stdout,
     user_errors,
 )
+from nnlat.cli.remote import ServerOption, TokenOption, connect
 
 HiddenOption = Annotated[
     int | None,
@@ -48,6 +49,8 @@ def predict_command(
     batch_size: Annotated[int, typer.Option("--batch-size", "-b", help="Batch size.")] = 1,
     input_shape: InputShapeOption = None,
     predictor: PredictorOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Predict the latency of MODELS on PLATFORM, without measuring (batched)."""
@@ -55,7 +58,11 @@ def predict_command(
 
     shapes = parse_input_shapes(input_shape)
     with user_errors():
-        results = predict_many(models, platform, batch_size, shapes, predictor=predictor)
+        if server is not None:
+            with connect(server, token) as client:
+                results = [client.predict(m, platform, batch_size, shapes) for m in models]
+        else:
+            results = predict_many(models, platform, batch_size, shapes, predictor=predictor)
     if as_json:
         payloads = [r.model_dump() for r in results]
         print_json(payloads[0] if len(payloads) == 1 else payloads)

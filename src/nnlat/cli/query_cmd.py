@@ -11,6 +11,7 @@ from rich.table import Table
 from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.inspect_cmd import InputShapeOption
 from nnlat.cli.output import parse_input_shapes, print_json, stdout, user_errors
+from nnlat.cli.remote import ServerOption, TokenOption, connect
 
 
 def query_command(
@@ -33,24 +34,38 @@ def query_command(
         float, typer.Option("--max-time", help="Timing budget per measurement, seconds.")
     ] = 10.0,
     db: DbUrlOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """The latency of MODEL on PLATFORM: from the database, or measured now and stored."""
+    """The latency of MODEL on PLATFORM: from the database, or measured now and stored.
+
+    With --server the server answers: from its database, or by its device farm.
+    """
     from nnlat.measure.types import MeasureSpec
     from nnlat.querying import QueryEngine
     from nnlat.store import Store
 
     shapes = parse_input_shapes(input_shape)
     with user_errors():
-        if platform is None:
+        if server is not None:
+            if platform is None or inputs is not None:
+                raise typer.BadParameter(
+                    "with --server, give --platform (see `nnlat platforms --server URL`); "
+                    "--inputs works only locally"
+                )
+            with connect(server, token) as client:
+                result = client.query(model, platform, batch_size, shapes, refresh=refresh)
+        elif platform is None:
             from nnlat.measure.runner import reference_platform
 
             platform = reference_platform().name
-        with Store.open(db) as store:
-            engine = QueryEngine(store, MeasureSpec(max_time_s=max_time))
-            result = engine.query(
-                model, platform, batch_size, shapes, refresh=refresh, inputs=inputs
-            )
+        if server is None:
+            with Store.open(db) as store:
+                engine = QueryEngine(store, MeasureSpec(max_time_s=max_time))
+                result = engine.query(
+                    model, platform, batch_size, shapes, refresh=refresh, inputs=inputs
+                )
     payload = result.to_dict()
     if as_json:
         print_json(payload)
@@ -76,12 +91,28 @@ def query_command(
 
 def platforms_command(
     db: DbUrlOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """List the platforms of this host and those registered in the database."""
+    """List the platforms of this host and those registered in the database.
+
+    With --server: the server's platforms and how many live workers serve each.
+    """
     from nnlat.measure.runner import available_platforms
     from nnlat.store import Store
 
+    if server is not None:
+        with user_errors(), connect(server, token) as client:
+            remote = client.platforms()
+        if as_json:
+            print_json({"platforms": remote})
+            return
+        table = Table("platform", "live workers", "in database")
+        for r in remote:
+            table.add_row(r["name"], str(r["workers"]), "yes" if r["registered"] else "no")
+        stdout.print(table)
+        return
     with user_errors():
         local = {p.name: p for p in available_platforms()}
         with Store.open(db) as store:

@@ -7,12 +7,14 @@ else ``NNLAT_DB_URL``, else SQLite in the user data directory) and the export fi
 """
 
 from nnlat.store.errors import StoreError, StoreUnavailableError
-from nnlat.store.records import ImportReport, PlatformRecord, StoredModel, StoreStats
+from nnlat.store.records import ImportReport, Job, JobState, PlatformRecord, StoredModel, StoreStats
 from nnlat.store.store import Store
 from nnlat.store.url import default_url, resolve_url
 
 __all__ = [
     "ImportReport",
+    "Job",
+    "JobState",
     "PlatformRecord",
     "Store",
     "StoreError",

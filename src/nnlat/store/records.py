@@ -7,7 +7,7 @@ They are frozen pydantic models, safe to pass across processes; ORM rows never l
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -110,3 +110,48 @@ class ImportReport(BaseModel):
     models_added: int
     measurements_read: int
     measurements_added: int
+
+
+JobState = Literal["queued", "running", "done", "failed"]
+
+
+class Job(BaseModel):
+    """A measurement asked of the device farm: what to measure, where, and how it went.
+
+    Attributes:
+        id: 32 hex characters, the handle a client polls.
+        graph_hash, platform, batch_size, input_shapes, protocol_version: the cache key.
+        refresh: measure even if a result is stored, and replace it.
+        state: ``queued`` → ``running`` → ``done`` (a measurement is stored, whatever its
+            status) or ``failed`` (nothing stored: timeout, retries used up, ...).
+        attempts: how many times a worker started it (more than one after a lost worker).
+        error: why it failed, for ``failed``.
+        worker: the worker that ran it last.
+        measurement_status: ``ok`` / ``failed`` / ``unsupported`` of the stored result.
+        measure_seconds: the worker's time on the device (load, measure, store).
+        created_at, started_at, finished_at: UTC.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    graph_hash: str
+    platform: str
+    batch_size: int
+    input_shapes: dict[str, tuple[int, ...]]
+    protocol_version: int
+    refresh: bool = False
+    state: JobState
+    attempts: int = 0
+    error: str | None = None
+    worker: str | None = None
+    measurement_status: str | None = None
+    measure_seconds: float | None = None
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+    @property
+    def finished(self) -> bool:
+        """True once the job is ``done`` or ``failed``."""
+        return self.state in ("done", "failed")

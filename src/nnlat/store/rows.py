@@ -115,15 +115,15 @@ def merge_model(
         row.onnx = onnx
 
 
-def to_model(row: ModelRow) -> StoredModel:
-    """The value of a model row."""
+def to_model(row: ModelRow, with_onnx: bool = True) -> StoredModel:
+    """The value of a model row; ``with_onnx=False`` leaves ``onnx_bytes`` None (listings)."""
     return StoredModel(
         graph_hash=row.graph_hash,
         hash_scheme=row.hash_scheme,
         family=row.family,
         tags=tuple(row.tags),
         zoo_spec=row.zoo_spec,
-        onnx_bytes=row.onnx,
+        onnx_bytes=row.onnx if with_onnx else None,
         onnx_size=row.onnx_size,
         flops=row.flops,
         macs=row.macs,

@@ -32,6 +32,7 @@ from nnlat.platform import Platform
 from nnlat.store import exchange, migrations
 from nnlat.store.archive import read_archive, write_archive
 from nnlat.store.errors import StoreError, StoreUnavailableError
+from nnlat.store.jobs import Jobs
 from nnlat.store.keys import canonical_input_shapes, input_shapes_hash
 from nnlat.store.records import ImportReport, PlatformRecord, StoredModel, StoreStats
 from nnlat.store.rows import (
@@ -46,6 +47,7 @@ from nnlat.store.rows import (
     to_platform,
 )
 from nnlat.store.tables import CounterRow, MeasurementRow, ModelRow, PlatformRow, utcnow
+from nnlat.store.tokens import Tokens
 from nnlat.store.url import connect, mask
 
 T = TypeVar("T")
@@ -94,6 +96,10 @@ class Store:
         """Wrap an engine whose database is already migrated (see :meth:`open`)."""
         self._engine = engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self.jobs = Jobs(self)
+        """The device farm's jobs (:class:`~nnlat.store.jobs.Jobs`)."""
+        self.tokens = Tokens(self)
+        """The server's API tokens (:class:`~nnlat.store.tokens.Tokens`)."""
 
     @classmethod
     def open(cls, url: str | URL | None = None, *, migrate: bool = True) -> Self:
@@ -239,6 +245,27 @@ class Store:
         with self._transaction(f"read model {graph_hash}") as session:
             row = session.scalar(sa.select(ModelRow).where(ModelRow.graph_hash == graph_hash))
             return None if row is None else to_model(row)
+
+    def list_models(
+        self, family: str | None = None, limit: int | None = None, offset: int = 0
+    ) -> list[StoredModel]:
+        """Stored models, oldest first, *without* their ONNX bytes (``get_model`` has them).
+
+        Args:
+            family: only this family.
+            limit, offset: a page of the list.
+        """
+        query = (
+            sa.select(ModelRow)
+            .options(sa.orm.defer(ModelRow.onnx, raiseload=True))
+            .order_by(ModelRow.id)
+            .offset(offset)
+            .limit(limit)
+        )
+        if family is not None:
+            query = query.where(ModelRow.family == family)
+        with self._transaction("list models") as session:
+            return [to_model(row, with_onnx=False) for row in session.scalars(query)]
 
     # -- platforms ----------------------------------------------------------------------
 
@@ -423,6 +450,10 @@ class Store:
         platform: Platform | str | None = None,
         family: str | None = None,
         status: Status | None = "ok",
+        *,
+        graph_hash: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> list[Measurement]:
         """Stored measurements, oldest row first.
 
@@ -430,8 +461,12 @@ class Store:
             platform: only this platform (or platform name).
             family: only models of this family.
             status: only this status; None for all.
+            graph_hash: only this model.
+            limit, offset: a page of the list.
         """
-        query = measurements_query().order_by(MeasurementRow.id)
+        query = measurements_query().order_by(MeasurementRow.id).offset(offset).limit(limit)
+        if graph_hash is not None:
+            query = query.where(ModelRow.graph_hash == graph_hash)
         if platform is not None:
             query = query.where(PlatformRow.name == _as_platform_name(platform))
         if family is not None:

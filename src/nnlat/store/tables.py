@@ -1,4 +1,4 @@
-"""The database schema: models, platforms, measurements and lookup counters.
+"""The database schema: models, platforms, measurements, counters, jobs and API tokens.
 
 These ORM classes never leave ``nnlat.store``; :class:`nnlat.store.Store` turns rows into
 domain values. A change here needs a new Alembic revision in ``migrations/versions/``
@@ -33,6 +33,7 @@ NAMING_CONVENTION = {
 }
 
 STATUSES = ("ok", "failed", "unsupported")
+JOB_STATES = ("queued", "running", "done", "failed")
 
 Onnx = sa.LargeBinary().with_variant(mysql.LONGBLOB(), *_MYSQL)
 Id = sa.BigInteger().with_variant(sa.Integer(), "sqlite")  # SQLite autoincrements INTEGER only
@@ -176,6 +177,57 @@ class CounterRow(Base):
 
     name: Mapped[str] = mapped_column(sa.String(32), primary_key=True)
     value: Mapped[int] = mapped_column(sa.BigInteger)
+
+
+class JobRow(Base):
+    """A measurement asked of the device farm; one row per cache key, reused on a retry.
+
+    The unique cache key is what makes identical concurrent queries run once, across
+    processes and hosts: the second submitter's insert fails and it joins the first job.
+    """
+
+    __tablename__ = "jobs"
+    __table_args__ = (
+        sa.UniqueConstraint(
+            "graph_hash",
+            "platform",
+            "batch_size",
+            "input_shapes_hash",
+            "protocol_version",
+            name="uq_jobs_cache_key",
+        ),
+        sa.Index("ix_jobs_state", "state"),
+        sa.CheckConstraint(f"state IN {JOB_STATES!r}", name="state"),
+    )
+
+    id: Mapped[str] = mapped_column(sa.String(32), primary_key=True)
+    graph_hash: Mapped[str] = mapped_column(sa.String(16))
+    platform: Mapped[str] = mapped_column(sa.String(128))
+    batch_size: Mapped[int] = mapped_column(sa.Integer)
+    input_shapes: Mapped[str] = mapped_column(sa.Text)
+    input_shapes_hash: Mapped[str] = mapped_column(sa.String(32))
+    protocol_version: Mapped[int] = mapped_column(sa.Integer)
+    refresh: Mapped[bool] = mapped_column(sa.Boolean)
+    state: Mapped[str] = mapped_column(sa.String(16))
+    attempts: Mapped[int] = mapped_column(sa.Integer)
+    error: Mapped[str | None] = mapped_column(sa.Text)
+    worker: Mapped[str | None] = mapped_column(sa.String(255))
+    measurement_status: Mapped[str | None] = mapped_column(sa.String(16))
+    measure_seconds: Mapped[float | None] = mapped_column(sa.Double)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    started_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+
+
+class TokenRow(Base):
+    """An API token of the server, kept as its SHA-256 digest (never the token itself)."""
+
+    __tablename__ = "tokens"
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    name: Mapped[str] = mapped_column(sa.String(64), unique=True)
+    digest: Mapped[str] = mapped_column(sa.String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
 metadata = Base.metadata
