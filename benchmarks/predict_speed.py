@@ -1,6 +1,7 @@
 """Benchmark: how fast does a predictor answer?
 
 Run:  python benchmarks/predict_speed.py [--predictor DIR] [--graphs 1000] [--passes 3] [--core 0]
+      [--cache FILE]
 
 Run it without ``taskset`` (or with every core it may use): the one-core rows pin the
 process to ``--core`` themselves (CPU affinity, one torch thread); the all-core rows use
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import struct
 import tempfile
 import time
 from collections.abc import Callable
@@ -71,6 +73,28 @@ def rate(
     return f"{statistics.median(rates):,.0f} ({min(rates):,.0f}–{max(rates):,.0f})"
 
 
+def nasbench201_graphs(count: int, cache: Path | None) -> list[Graph]:
+    """``count`` NAS-Bench-201 graphs (seed 1), kept as ONNX in ``cache`` between runs.
+
+    Exporting them takes minutes; the cache file holds each graph's ONNX bytes behind an
+    8-byte length, so a rerun only parses them.
+    """
+    if cache is not None and cache.is_file():
+        data, models, at = cache.read_bytes(), [], 0
+        while at < len(data):
+            (size,) = struct.unpack_from("<Q", data, at)
+            models.append(data[at + 8 : at + 8 + size])
+            at += 8 + size
+        if len(models) == count:
+            return [model_to_ir(onnx.load_from_string(m)) for m in models]
+    graphs = [v.graph for v in generate_variants("nasbench201", count, seed=1)]
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        blob = b"".join(struct.pack("<Q", len(g.onnx_bytes)) + g.onnx_bytes for g in graphs)
+        cache.write_bytes(blob)
+    return graphs
+
+
 def single_files(predictor: Predictor, platform: str, repeats: int) -> None:
     print("| input | median ms | p90 ms |")
     print("|---|---|---|")
@@ -92,6 +116,11 @@ def main() -> None:
     parser.add_argument("--graphs", type=int, default=1000)
     parser.add_argument("--passes", type=int, default=3)
     parser.add_argument("--core", type=int, default=None, help="default: the first allowed")
+    parser.add_argument(
+        "--cache",
+        default=str(Path(tempfile.gettempdir()) / "nnlat-bench-nasbench201.bin"),
+        help="where the generated graphs are kept between runs ('' to regenerate)",
+    )
     args = parser.parse_args()
     every = os.sched_getaffinity(0)
     one = {min(every) if args.core is None else args.core}
@@ -101,7 +130,7 @@ def main() -> None:
     use_cores(one)
     single_files(predictor, platform, args.repeats)
 
-    graphs = [v.graph for v in generate_variants("nasbench201", args.graphs, seed=1)]
+    graphs = nasbench201_graphs(args.graphs, Path(args.cache) if args.cache else None)
     models = [g.onnx_bytes for g in graphs]
     raws = [raw_features(g) for g in graphs]
 

@@ -6,6 +6,7 @@ import nnlat
 def test_public_api_is_pinned() -> None:
     assert sorted(nnlat.__all__) == sorted(
         [
+            "Client",
             "Graph",
             "GraphKey",
             "ModelSummary",
@@ -42,3 +43,9 @@ def test_predict_is_reachable_lazily() -> None:
     from nnlat.predictor.api import predict
 
     assert nnlat.predict is predict
+
+
+def test_client_is_reachable_lazily() -> None:
+    from nnlat.client import Client
+
+    assert nnlat.Client is Client

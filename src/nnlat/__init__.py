@@ -19,11 +19,16 @@ __version__ = "0.1.0"
 
 def __getattr__(name: str) -> Any:
     # ``nnlat.query`` pulls in the database and runtimes, ``nnlat.predict`` torch and
-    # PyG: imported on first use only, so that ``import nnlat`` stays light.
+    # PyG, ``nnlat.Client`` httpx: imported on first use only, so that ``import nnlat``
+    # stays light.
     if name == "query":
         from nnlat.querying.api import query
 
         return query
+    if name == "Client":
+        from nnlat.client import Client
+
+        return Client
     if name == "predict":
         from nnlat.predictor.api import predict
 
@@ -32,6 +37,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Client",
     "Graph",
     "GraphKey",
     "ModelSummary",

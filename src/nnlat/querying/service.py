@@ -13,6 +13,7 @@ other — joins it, so a model is measured once however many clients ask at once
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
@@ -32,6 +33,7 @@ Shapes = dict[str, tuple[int, ...]]
 # (graph hash, batch size, sorted shape overrides)
 _IdentityKey = tuple[str, int, tuple[tuple[str, tuple[int, ...]], ...]]
 MAX_REMEMBERED = 65536
+LOOKUP_FLUSH_S = 1.0
 
 
 class UnknownModelError(NnlatError):
@@ -96,6 +98,24 @@ class QueryService:
         self.stale_after_s = stale_after_s
         self._guard = threading.Lock()
         self._identities: dict[_IdentityKey, tuple[str, Shapes]] = {}
+        self._lookups = [0, 0]  # hits, misses not yet written to the store
+        self._flushed_at = time.monotonic()
+
+    def _count_lookup(self, hit: bool) -> None:
+        # A write per lookup would double the cost of a cache hit (a commit is the
+        # slowest part of it): counts are batched and written at most once a second.
+        with self._guard:
+            self._lookups[0 if hit else 1] += 1
+            due = time.monotonic() - self._flushed_at >= LOOKUP_FLUSH_S
+        if due:
+            self.flush_lookups()
+
+    def flush_lookups(self) -> None:
+        """Write the lookups counted since the last flush to the store's counters."""
+        with self._guard:
+            (hits, misses), self._lookups = self._lookups, [0, 0]
+            self._flushed_at = time.monotonic()
+        self.store.record_lookups(hits, misses)
 
     def add_model(self, onnx_bytes: bytes, family: str | None = None) -> StoredModel:
         """Validate an uploaded ONNX model and store it, weight-free; return it.
@@ -193,7 +213,7 @@ class QueryService:
         digest, shapes = self._identify(graph_hash, batch_size, input_shapes)
         if not refresh:
             found = self.store.find_measurement(digest, platform, batch_size, shapes)
-            self.store.record_lookup(hit=found is not None)
+            self._count_lookup(hit=found is not None)
             if found is not None:
                 return QueryResult(cached=True, measurement=found)
         if not may_measure:

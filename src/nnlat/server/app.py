@@ -86,6 +86,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
         dispatcher.close()
+        app.state.service.flush_lookups()
         store.close()
 
     app = FastAPI(

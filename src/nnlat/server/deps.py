@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Header, HTTPException, Request, status
+from fastapi.concurrency import run_in_threadpool
 
 from nnlat.querying.service import QueryService
 from nnlat.settings import Settings
@@ -32,19 +33,23 @@ class Caller:
         return self.token_name is not None
 
 
-def get_service(request: Request) -> QueryService:
+# Dependencies that do no I/O are ``async def``: FastAPI would run a plain ``def`` in a
+# worker thread, a hop that costs more than the dependency itself.
+
+
+async def get_service(request: Request) -> QueryService:
     """The application's query service."""
     service: QueryService = request.app.state.service
     return service
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     """The application's settings."""
     settings: Settings = request.app.state.settings
     return settings
 
 
-def caller(
+async def caller(
     service: Annotated[QueryService, Depends(get_service)],
     settings: Annotated[Settings, Depends(get_settings)],
     authorization: Annotated[str | None, Header()] = None,
@@ -61,13 +66,13 @@ def caller(
         raise HTTPException(
             status.HTTP_401_UNAUTHORIZED, f"malformed Authorization header: {TOKEN_HINT}"
         )
-    name = service.store.tokens.verify(token.strip())
+    name = await run_in_threadpool(service.store.tokens.verify, token.strip())
     if name is None:
         raise HTTPException(status.HTTP_403_FORBIDDEN, "invalid or revoked API token")
     return Caller(name)
 
 
-def writer(who: Annotated[Caller, Depends(caller)]) -> Caller:
+async def writer(who: Annotated[Caller, Depends(caller)]) -> Caller:
     """The caller of a writing route: must hold a valid token."""
     if not who.can_write:
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, f"writing needs a token: {TOKEN_HINT}")

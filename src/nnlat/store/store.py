@@ -503,18 +503,29 @@ class Store:
 
     def record_lookup(self, hit: bool) -> None:
         """Count one cache lookup as a hit or a miss (an atomic increment)."""
-        name = _HITS if hit else _MISSES
+        self.record_lookups(hits=int(hit), misses=int(not hit))
+
+    def record_lookups(self, hits: int, misses: int) -> None:
+        """Add to the lookup counters in one transaction (a busy server batches them)."""
 
         def work(session: Session) -> None:
-            bumped = session.execute(
-                sa.update(CounterRow)
-                .where(CounterRow.name == name)
-                .values(value=CounterRow.value + 1)
-            )
-            if bumped.rowcount == 0:  # type: ignore[attr-defined]  # counter row deleted by hand
-                session.add(CounterRow(name=name, value=1))
+            for name, count in ((_HITS, hits), (_MISSES, misses)):
+                if count:
+                    self._bump(session, name, count)
 
-        self._write("count a lookup", work)
+        if hits or misses:
+            self._write("count lookups", work)
+
+    @staticmethod
+    def _bump(session: Session, name: str, count: int = 1) -> None:
+        """Add to a counter, atomically (the row is re-created if deleted by hand)."""
+        bumped = session.execute(
+            sa.update(CounterRow)
+            .where(CounterRow.name == name)
+            .values(value=CounterRow.value + count)
+        )
+        if bumped.rowcount == 0:  # type: ignore[attr-defined]
+            session.add(CounterRow(name=name, value=count))
 
     def stats(self) -> StoreStats:
         """Row counts and the cache hit ratio (what ``nnlat db stats`` prints)."""
