@@ -143,9 +143,10 @@ def miss_overhead(url: str, token: str, platform: str, db_url: str, count: int) 
     """End-to-end time of a miss minus the worker's own time on it, in ms, per miss."""
     overheads = []
     headers = {"Authorization": f"Bearer {token}"}
-    with httpx.Client(base_url=url, headers=headers, timeout=60) as client, Store.open(
-        db_url
-    ) as store:
+    with (
+        httpx.Client(base_url=url, headers=headers, timeout=60) as client,
+        Store.open(db_url) as store,
+    ):
         for i in range(count):
             model = tiny_model(channels=200 + i).SerializeToString()
             digest = client.post("/v1/models", content=model).json()["graph_hash"]
@@ -209,7 +210,7 @@ def main() -> None:
                     f"| {pct(latencies, 99):.2f} |"
                 )
             if args.broker:
-                worker = ["worker", "-p", platform, "--name", "bench@local", "--loglevel", "WARNING"]
+                worker = ["worker", "-p", platform, "--name", "bench@local"]
                 processes.append(spawn(worker, env, 1, tmp / "worker.log"))
                 time.sleep(8)  # the worker connects and declares its queue
                 overheads = miss_overhead(url, token, platform, db_url, args.misses)
