@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from nnlat.client import Client
+from nnlat.client import Client, RemoteError
 from nnlat.graph import graph_key, load
 from nnlat.store import Store
 from nnlat.testing import tiny_model
@@ -131,3 +131,18 @@ def test_queued_jobs_survive_a_broker_restart(databases, farm_factory) -> None:
         results = [client.result(job, timeout_s=120) for job in jobs]
     assert [r.measurement.status for r in results] == ["ok"] * 3
     assert [rows_of(db_url, m) for m in models] == [1, 1, 1]
+
+
+@pytest.mark.parametrize("databases", ["postgresql"], indirect=True)
+def test_a_measurement_past_the_job_timeout_fails_the_job_and_stores_nothing(
+    databases, farm_factory
+) -> None:
+    db_url = databases.url()
+    farm = farm_factory(db_url)
+    farm.env["NNLAT_JOB_TIMEOUT_S"] = "0.5"  # ResNet-50's measurement takes seconds
+    with Client(farm.start_server(), token_for(db_url)) as client:
+        farm.start_worker("w1")
+        job = client.query(LIGHT_RESNET50, farm.platform, wait=False)
+        with pytest.raises(RemoteError, match=r"ran past 0\.5 s"):
+            client.result(job, timeout_s=120)
+    assert rows_of(db_url, LIGHT_RESNET50) == 0

@@ -19,9 +19,9 @@ import time
 from typing import Any
 
 from celery import Celery, Task
-from celery.exceptions import SoftTimeLimitExceeded
 
 from nnlat.errors import NnlatError
+from nnlat.farm.deadline import JobTimeout, deadline
 from nnlat.farm.execute import execute_job
 from nnlat.farm.routing import platform_of, queue_for
 from nnlat.measure.types import MeasureSpec
@@ -67,8 +67,9 @@ def make_celery(settings: Settings) -> Celery:
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
         task_ignore_result=True,
-        task_soft_time_limit=settings.job_timeout_s,
-        task_time_limit=settings.job_timeout_s + 30,
+        # The job's own deadline (farm/deadline.py) stops a hung measurement; Celery's hard
+        # limit only backs it up, for a runtime stuck where no signal is handled.
+        task_time_limit=settings.job_timeout_s + 60,
         task_default_queue=f"{settings.queue_prefix}.default",
         broker_connection_retry_on_startup=True,
         broker_transport_options=transport,
@@ -81,8 +82,9 @@ def make_celery(settings: Settings) -> Celery:
         """Measure one job; retried with back-off while the database is away."""
         store = _store(settings.db_url)
         try:
-            return execute_job(store, job_id, spec, task.request.hostname or "worker").state
-        except SoftTimeLimitExceeded:
+            with deadline(settings.job_timeout_s):
+                return execute_job(store, job_id, spec, task.request.hostname or "worker").state
+        except JobTimeout:
             store.jobs.fail(job_id, f"the measurement ran past {settings.job_timeout_s:g} s")
             return "failed"
         except StoreError as exc:
