@@ -45,6 +45,33 @@ def _store(db_url: str | None) -> Store:
     return Store.open(db_url)
 
 
+def measure_job(task: Task, job_id: str) -> str:
+    """The task: measure one job; retried with back-off while the database is away.
+
+    One module-level function for every app (its settings come from the app), so
+    several apps in one process never register different callables under one name.
+    """
+    settings: Settings = task.app.conf.nnlat_settings
+    try:
+        store = _store(settings.db_url)
+        spec = MeasureSpec(max_time_s=settings.measure_max_time_s)
+        with deadline(settings.job_timeout_s):
+            return execute_job(store, job_id, spec, task.request.hostname or "worker").state
+    except JobTimeout:
+        store.jobs.fail(job_id, f"the measurement ran past {settings.job_timeout_s:g} s")
+        return "failed"
+    except StoreError as exc:
+        retries = task.request.retries
+        if retries >= settings.job_retries:
+            log.error("job %s: giving up after %d retries: %s", job_id, retries, exc)
+            # If the database is still away the job stays "running"; once it is older
+            # than the job timeout, the next identical query re-opens it.
+            with contextlib.suppress(StoreError):
+                _store(settings.db_url).jobs.fail(job_id, f"gave up after {retries}: {exc}")
+            raise
+        raise task.retry(exc=exc, countdown=settings.retry_backoff_s * 2**retries) from exc
+
+
 def make_celery(settings: Settings) -> Celery:
     """The Celery app for ``settings.broker_url``, with the ``nnlat.measure_job`` task.
 
@@ -75,29 +102,8 @@ def make_celery(settings: Settings) -> Celery:
         broker_transport_options=transport,
         worker_hijack_root_logger=False,
     )
-    spec = MeasureSpec(max_time_s=settings.measure_max_time_s)
-
-    @app.task(name=TASK_NAME, bind=True, max_retries=settings.job_retries)
-    def measure_job(task: Task, job_id: str) -> str:
-        """Measure one job; retried with back-off while the database is away."""
-        store = _store(settings.db_url)
-        try:
-            with deadline(settings.job_timeout_s):
-                return execute_job(store, job_id, spec, task.request.hostname or "worker").state
-        except JobTimeout:
-            store.jobs.fail(job_id, f"the measurement ran past {settings.job_timeout_s:g} s")
-            return "failed"
-        except StoreError as exc:
-            retries = task.request.retries
-            if retries >= settings.job_retries:
-                log.error("job %s: giving up after %d retries: %s", job_id, retries, exc)
-                # If the database is still away the job stays "running"; once it is
-                # older than the job timeout, the next identical query re-opens it.
-                with contextlib.suppress(StoreError):
-                    store.jobs.fail(job_id, f"gave up after {retries} retries: {exc}")
-                raise
-            raise task.retry(exc=exc, countdown=settings.retry_backoff_s * 2**retries) from exc
-
+    app.conf.nnlat_settings = settings
+    app.task(name=TASK_NAME, bind=True, max_retries=settings.job_retries)(measure_job)
     return app
 
 
