@@ -9,10 +9,12 @@ from __future__ import annotations
 import shutil
 import subprocess
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from farm_helpers import BROKERS, Farm
 
 from nnlat.client import Client, RemoteError
 from nnlat.graph import graph_key, load
@@ -35,6 +37,21 @@ def rows_of(db_url: str, model) -> int:
     digest = graph_key(load(model)).digest
     with Store.open(db_url) as store:
         return len(store.list_measurements(status=None, graph_hash=digest))
+
+
+@pytest.fixture
+def farm_factory(tmp_path: Path) -> Iterator:
+    """Build farms on given database and broker URLs; everything is stopped afterwards."""
+    farms: list[Farm] = []
+
+    def make(db_url: str, broker: str = "rabbitmq") -> Farm:
+        farm = Farm(tmp_path, db_url, BROKERS[broker])
+        farms.append(farm)
+        return farm
+
+    yield make
+    for farm in farms:
+        farm.stop_all()
 
 
 def test_a_miss_is_measured_by_a_worker_then_cached(databases, farm_factory) -> None:

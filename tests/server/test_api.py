@@ -8,8 +8,8 @@ from pathlib import Path
 
 import onnx
 import pytest
+from server_helpers import FAKE, Server, make_server
 
-from conftest import FAKE, Server, make_server
 from nnlat.graph import graph_key, load
 from nnlat.testing import tiny_model
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from server_helpers import FAKE, Server
 
-from conftest import FAKE, Server
 from nnlat.client import Client, RemoteError
 from nnlat.graph import graph_key, load
 from nnlat.querying.engine import QueryResult

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from nnlat.cli.output import print_json, stdout, user_errors
-from nnlat.cli.remote import ServerOption, TokenOption, connect
+from nnlat.cli.remote import ServerOption, TokenOption, client_of
 
 app = typer.Typer(help="The measurement database (SQLite by default, NNLAT_DB_URL to change).")
 
@@ -34,13 +34,13 @@ def stats_command(
     from nnlat.store import Store, StoreStats
 
     if server is not None:
-        with user_errors(), connect(server, token) as client:
+        with user_errors(), client_of(server, token) as client:
             stats = StoreStats.model_validate(client.stats())
     else:
         with user_errors(), Store.open(db) as store:
             stats = store.stats()
     if as_json:
-        print_json({**stats.model_dump(), "hit_ratio": stats.hit_ratio})
+        print_json(stats.model_dump())
         return
     table = Table.grid(padding=(0, 2))
     table.add_row("database", stats.url)

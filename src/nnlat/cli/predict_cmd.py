@@ -16,7 +16,7 @@ from nnlat.cli.output import (
     stdout,
     user_errors,
 )
-from nnlat.cli.remote import ServerOption, TokenOption, connect
+from nnlat.cli.remote import ServerOption, TokenOption, client_of
 
 HiddenOption = Annotated[
     int | None,
@@ -59,7 +59,7 @@ def predict_command(
     shapes = parse_input_shapes(input_shape)
     with user_errors():
         if server is not None:
-            with connect(server, token) as client:
+            with client_of(server, token) as client:
                 results = [client.predict(m, platform, batch_size, shapes) for m in models]
         else:
             results = predict_many(models, platform, batch_size, shapes, predictor=predictor)

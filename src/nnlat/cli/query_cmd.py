@@ -11,7 +11,7 @@ from rich.table import Table
 from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.inspect_cmd import InputShapeOption
 from nnlat.cli.output import parse_input_shapes, print_json, stdout, user_errors
-from nnlat.cli.remote import ServerOption, TokenOption, connect
+from nnlat.cli.remote import ServerOption, TokenOption, client_of
 
 
 def query_command(
@@ -54,7 +54,7 @@ def query_command(
                     "with --server, give --platform (see `nnlat platforms --server URL`); "
                     "--inputs works only locally"
                 )
-            with connect(server, token) as client:
+            with client_of(server, token) as client:
                 result = client.query(model, platform, batch_size, shapes, refresh=refresh)
         elif platform is None:
             from nnlat.measure.runner import reference_platform
@@ -103,7 +103,7 @@ def platforms_command(
     from nnlat.store import Store
 
     if server is not None:
-        with user_errors(), connect(server, token) as client:
+        with user_errors(), client_of(server, token) as client:
             remote = client.platforms()
         if as_json:
             print_json({"platforms": remote})

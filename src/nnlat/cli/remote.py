@@ -1,12 +1,16 @@
-"""``--server`` and ``--token``: point a command at an nnlat server instead of this host."""
+"""``--server`` and ``--token``: point a command at an nnlat server instead of this host.
+
+Commands given ``--server`` talk to it through :class:`nnlat.client.Client`.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from nnlat.client import Client
+if TYPE_CHECKING:
+    from nnlat.client import Client
 
 ServerOption = Annotated[
     str | None,
@@ -20,6 +24,8 @@ TokenOption = Annotated[
 ]
 
 
-def connect(server: str, token: str | None) -> Client:
-    """A client of ``server``; the caller closes it."""
+def client_of(server: str, token: str | None) -> Client:
+    """A client of ``server`` (imported here: httpx is the ``server`` extra's)."""
+    from nnlat.client import Client
+
     return Client(server, token)

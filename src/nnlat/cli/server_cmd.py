@@ -75,7 +75,7 @@ def worker_command(
     with user_errors():
         settings = settings_from(db, broker)
         if not settings.broker_url:
-            from nnlat.farm.celery_app import FarmUnavailableError
+            from nnlat.farm.dispatch import FarmUnavailableError
 
             raise FarmUnavailableError("a worker needs a broker: --broker or NNLAT_BROKER_URL")
         run_worker(settings, platform, loglevel, name)

@@ -7,7 +7,7 @@ which platform, :mod:`~nnlat.farm.celery_app` the Celery application and its one
 and :mod:`~nnlat.farm.worker` how a device host joins.
 """
 
-from nnlat.farm.dispatch import Dispatcher, LocalDispatcher
+from nnlat.farm.dispatch import Dispatcher, FarmUnavailableError, LocalDispatcher
 from nnlat.farm.execute import JobFailedError, execute_job
 
-__all__ = ["Dispatcher", "JobFailedError", "LocalDispatcher", "execute_job"]
+__all__ = ["Dispatcher", "FarmUnavailableError", "JobFailedError", "LocalDispatcher", "execute_job"]

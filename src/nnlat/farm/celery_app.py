@@ -20,8 +20,8 @@ from typing import Any
 
 from celery import Celery, Task
 
-from nnlat.errors import NnlatError
 from nnlat.farm.deadline import JobTimeout, deadline
+from nnlat.farm.dispatch import FarmUnavailableError
 from nnlat.farm.execute import execute_job
 from nnlat.farm.routing import platform_of, queue_for
 from nnlat.measure.types import MeasureSpec
@@ -32,10 +32,6 @@ from nnlat.store.errors import StoreError
 log = logging.getLogger(__name__)
 
 TASK_NAME = "nnlat.measure_job"
-
-
-class FarmUnavailableError(NnlatError):
-    """The broker cannot be reached: a job could not be queued."""
 
 
 @functools.cache

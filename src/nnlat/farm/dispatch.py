@@ -15,6 +15,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
+from nnlat.errors import NnlatError
 from nnlat.farm.execute import execute_job
 from nnlat.measure.backends.registry import BackendFactory
 from nnlat.measure.runner import available_platforms
@@ -23,6 +24,10 @@ from nnlat.registry import Registry
 from nnlat.store import Job, Store
 
 log = logging.getLogger(__name__)
+
+
+class FarmUnavailableError(NnlatError):
+    """The broker cannot be reached (or none is configured): a job could not be queued."""
 
 
 class Dispatcher(Protocol):

@@ -24,15 +24,26 @@ class JobFailedError(NnlatError):
     """A job cannot be measured here, for a reason retrying will not fix."""
 
 
-def _subject(model: StoredModel) -> Any:
-    """What to measure for a stored model: its ONNX, or the zoo model it came from."""
+def stored_source(model: StoredModel) -> Any:
+    """What a stored model is built from: its ONNX as a graph, or its zoo model; or None.
+
+    Example:
+        >>> from nnlat.graph.hashing import graph_key
+        >>> from nnlat.store import Store
+        >>> from nnlat.testing import tiny_model
+        >>> store = Store.open("sqlite://")
+        >>> graph = load(tiny_model())
+        >>> _ = store.upsert_model(graph)
+        >>> [n.op_type for n in stored_source(store.get_model(graph_key(graph).digest)).nodes]
+        ['Conv', 'Relu']
+    """
     if model.onnx_bytes is not None:
         return load(model.onnx_bytes)
     if model.zoo_spec is not None:
         from nnlat.zoo import get_family
 
         return get_family(model.zoo_spec["family"]).model(model.zoo_spec["config"])
-    raise JobFailedError(f"model {model.graph_hash} has neither ONNX nor a zoo spec stored")
+    return None
 
 
 def execute_job(
@@ -94,7 +105,10 @@ def execute_job(
         shaped = spec.model_copy(
             update={"batch_size": job.batch_size, "input_shapes": job.input_shapes}
         )
-        measurement = measure(_subject(model), job.platform, shaped, backends=backends)
+        source = stored_source(model)
+        if source is None:
+            raise JobFailedError(f"model {model.graph_hash} has neither ONNX nor a zoo spec")
+        measurement = measure(source, job.platform, shaped, backends=backends)
         if measurement.graph_hash != job.graph_hash:
             raise JobFailedError(
                 f"the stored model measures as {measurement.graph_hash}, not {job.graph_hash}"

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from nnlat.errors import NnlatError
 from nnlat.farm.dispatch import Dispatcher
+from nnlat.farm.execute import stored_source
 from nnlat.graph.hashing import graph_key
 from nnlat.graph.ir import Graph
 from nnlat.graph.load import load
@@ -148,15 +149,10 @@ class QueryService:
             raise UnknownModelError(
                 f"no model {graph_hash} on this server; upload it first (POST /v1/models)"
             )
-        source = model.onnx_bytes
-        if source is None and model.zoo_spec is not None:
-            from nnlat.zoo import get_family
-
-            zoo = get_family(model.zoo_spec["family"]).model(model.zoo_spec["config"])
-            return graph_for(zoo, _spec(batch_size, input_shapes))
+        source = stored_source(model)
         if source is None:
             raise UnknownModelError(f"model {graph_hash} is stored without its ONNX")
-        return graph_for(load(source), _spec(batch_size, input_shapes))
+        return graph_for(source, _spec(batch_size, input_shapes))
 
     def _identify(
         self, graph_hash: str, batch_size: int, input_shapes: Mapping[str, Sequence[int]] | None

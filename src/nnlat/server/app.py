@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 
 import nnlat
 from nnlat.errors import ModelTooLargeError, NnlatError
-from nnlat.farm.dispatch import Dispatcher, LocalDispatcher
+from nnlat.farm.dispatch import Dispatcher, FarmUnavailableError, LocalDispatcher
 from nnlat.measure.types import MeasureSpec
 from nnlat.querying.service import (
     MeasurementNotAllowedError,
@@ -37,14 +37,11 @@ _STATUS: list[tuple[type[NnlatError], int]] = [
     (MeasurementNotAllowedError, 401),
     (ModelTooLargeError, 413),
     (StoreUnavailableError, 503),
+    (FarmUnavailableError, 503),
 ]
 
 
 def _status_of(exc: NnlatError) -> int:
-    from nnlat.farm.celery_app import FarmUnavailableError  # celery is an optional extra
-
-    if isinstance(exc, FarmUnavailableError):
-        return 503
     return next((code for cls, code in _STATUS if isinstance(exc, cls)), 400)
 
 

@@ -146,11 +146,16 @@ class Jobs:
             row = session.get(JobRow, job_id)
             return None if row is None else _to_job(row)
 
+    @staticmethod
+    def _row(session: Session, job_id: str) -> JobRow:
+        row = session.get(JobRow, job_id)
+        if row is None:
+            raise StoreError(f"no job {job_id} in the store")
+        return row
+
     def _update(self, job_id: str, action: str, **values: object) -> Job:
         def work(session: Session) -> Job:
-            row = session.get(JobRow, job_id)
-            if row is None:
-                raise StoreError(f"no job {job_id} in the store")
+            row = self._row(session, job_id)
             for column, value in values.items():
                 setattr(row, column, value)
             session.flush()
@@ -166,9 +171,7 @@ class Jobs:
         """
 
         def work(session: Session) -> Job:
-            row = session.get(JobRow, job_id)
-            if row is None:
-                raise StoreError(f"no job {job_id} in the store")
+            row = self._row(session, job_id)
             row.state, row.worker = "running", worker
             row.attempts += 1
             row.started_at = utcnow()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from nnlat.platform import Platform
 
@@ -87,6 +87,7 @@ class StoreStats(BaseModel):
     lookup_hits: int
     lookup_misses: int
 
+    @computed_field  # type: ignore[prop-decorator]  # part of model_dump and the JSON
     @property
     def hit_ratio(self) -> float | None:
         """Hits over all lookups, or None before the first lookup.

@@ -36,5 +36,4 @@ def health(service: ServiceDep) -> Health:
 def stats(service: ServiceDep, _: CallerDep) -> dict[str, Any]:
     """Row counts, cache hits and misses (what `nnlat db stats` prints)."""
     service.flush_lookups()  # this process's counts; other server processes' lag <= 1 s
-    result = service.store.stats()
-    return {**result.model_dump(), "hit_ratio": result.hit_ratio}
+    return service.store.stats().model_dump()

@@ -1,5 +1,8 @@
 """A real farm for integration tests: ``nnlat serve`` and ``nnlat worker`` processes.
 
+A module of its own, not a ``conftest``: pytest imports every ``conftest`` under the
+one name, and the server tests have theirs.
+
 They talk through a real broker (RabbitMQ or Redis on localhost) and a real database;
 each test gets its own queue prefix, so runs never take each other's jobs. Processes
 run in their own session and are killed as a group at the end.
@@ -14,7 +17,6 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -126,18 +128,3 @@ class Farm:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
             del self.processes[name]
-
-
-@pytest.fixture
-def farm_factory(tmp_path: Path) -> Iterator:
-    """Build farms on given database and broker URLs; everything is stopped afterwards."""
-    farms: list[Farm] = []
-
-    def make(db_url: str, broker: str = "rabbitmq") -> Farm:
-        farm = Farm(tmp_path, db_url, BROKERS[broker])
-        farms.append(farm)
-        return farm
-
-    yield make
-    for farm in farms:
-        farm.stop_all()
