@@ -1,7 +1,10 @@
-"""``nnlat dataset build``: measure zoo variants on several platforms, resumably."""
+"""``nnlat dataset build`` (measure zoo variants, resumably) and ``nnlat dataset import``
+(published latency tables)."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -10,7 +13,9 @@ from rich.table import Table
 from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.output import print_json, progress_bar, stdout, user_errors
 
-app = typer.Typer(help="Measured datasets: build them from the zoo into the database.")
+app = typer.Typer(
+    help="Latency datasets: measure zoo variants, or import published tables, into the database."
+)
 
 
 def _split(values: list[str] | None) -> list[str]:
@@ -80,3 +85,75 @@ def build_command(
         table.add_row(*(str(v) for v in row.values()))
     stdout.print(table)
     stdout.print(f"campaign time {report.seconds:.0f} s")
+
+
+@app.command("import")
+def import_command(
+    file: Annotated[
+        Path, typer.Argument(help="A wide latency CSV: id, arch_str, one column of ms per device.")
+    ],
+    space: Annotated[
+        str, typer.Option("--space", "-s", help="Search space: nas-bench-201 or fbnet.")
+    ],
+    source: Annotated[
+        str | None,
+        typer.Option(help="Dataset name, the runtime slot of its platforms (default: from FILE)."),
+    ] = None,
+    device: Annotated[
+        str | None,
+        typer.Option(help="Device name for a file with one latency_ms column (default: FILE)."),
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option("--workers", "-w", min=1, help="Processes building graphs.")
+    ] = None,
+    sample: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="Import only this many architectures, drawn at random (seeded by --seed)."
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of --sample.")] = 0,
+    features: Annotated[
+        bool,
+        typer.Option(help="Fill the training feature cache while building graphs."),
+    ] = True,
+    db: DbUrlOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Import published latencies: one model per architecture, one platform per device.
+
+    Rerunning adds nothing; an interrupted import keeps the graphs it built, so rerun
+    the same command to finish.
+    """
+    from nnlat.datasets.published import import_latency_table, read_latency_table
+    from nnlat.datasets.training import default_cache_dir
+    from nnlat.store import Store
+
+    with user_errors():
+        table = read_latency_table(file, space, source=source, device=device)
+        if sample is not None:
+            table = table.sample(sample, seed)
+        with Store.open(db) as store, progress_bar(as_json) as progress:
+            task = progress.add_task("architectures", total=len(table.archs))
+            report = import_latency_table(
+                store,
+                table,
+                workers=workers,
+                cache_dir=default_cache_dir() if features else None,
+                on_arch=lambda done, _: progress.update(task, completed=done),
+            )
+    if as_json:
+        print_json(asdict(report))
+        return
+    batches: dict[str, list[int]] = {}
+    for column in table.devices:
+        batches.setdefault(column.platform.name, []).append(column.batch_size)
+    stdout.print(
+        f"{file.name}: {report.archs} architectures ({report.built} built now, "
+        f"{report.models_added} new models), {report.measurements_added} of {report.values} "
+        "values added"
+        + (f", {report.missing} empty or non-positive cells skipped" if report.missing else ""),
+        soft_wrap=True,
+    )
+    for name, sizes in batches.items():
+        stdout.print(f"  {name} (batch {', '.join(map(str, sizes))})", soft_wrap=True)

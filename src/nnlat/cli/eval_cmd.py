@@ -304,3 +304,64 @@ def held_out_command(
         out.parent.mkdir(parents=True, exist_ok=True)
         out.with_suffix(".md").write_text(held_out_markdown(results, _command(ctx)))
     stdout.print(f"wrote {out.with_suffix('.md')}")
+
+
+LATBENCH_CPU = "desktop_cpu_i7_7820x-latbench1.0-fp32"
+
+
+@app.command("brpnas-nb201")
+def brpnas_nb201_command(
+    ctx: typer.Context,
+    platform: Annotated[
+        str, typer.Option("--platform", "-p", help="An imported NAS-Bench-201 platform.")
+    ] = LATBENCH_CPU,
+    methods: MethodsOption = "gcn,nnlp,lr,xgboost,layerwise,gcn-identity,gcn-random",
+    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Draws 0..N-1 to average.")] = 3,
+    train_sizes: Annotated[
+        str, typer.Option("--train-sizes", help="Training networks per draw, comma-separated.")
+    ] = "900",
+    epochs: Annotated[
+        int | None, typer.Option("--epochs", min=1, help="Cap graph methods' epochs (quick run).")
+    ] = None,
+    out: OutOption = Path("reports/brpnas_nb201"),
+    report_only: ReportOnlyOption = False,
+    db: DbUrlOption = None,
+) -> None:
+    """Reproduce BRP-NAS (Yue 2021) on imported NAS-Bench-201 latencies: 900/100/rest.
+
+    Import the data first: `nnlat dataset import
+    latbench_desktop_cpu_i7_7820x_fp32_ms.csv --space nas-bench-201`.
+    """
+    from nnlat.predictor.brpnas_study import brpnas_markdown, brpnas_study, read_results
+    from nnlat.store import Store
+
+    chosen = [m.strip() for m in methods.split(",") if m.strip()]
+    sizes = [int(s) for s in train_sizes.split(",") if s.strip()]
+    jsonl = out.with_suffix(".jsonl")
+    with user_errors():
+        if report_only:
+            results, count = read_results(jsonl), 0
+        else:
+            with progress_bar() as progress:
+                records = _records(db, [platform], progress)
+                if not records:
+                    raise typer.BadParameter(f"no measurements on {platform}: import them first")
+                with Store.open(db) as store:
+                    archs = {
+                        m.graph_hash: m.zoo_spec["config"]["arch"]
+                        for m in store.list_models(family="nasbench201")
+                        if m.zoo_spec is not None
+                    }
+                task = progress.add_task("runs", total=len(chosen) * len(sizes) * seeds)
+                jsonl.parent.mkdir(parents=True, exist_ok=True)
+                results = brpnas_study(
+                    records, archs, chosen, range(seeds), sizes, results_path=jsonl,
+                    epochs=epochs,
+                    on_result=lambda r: progress.update(
+                        task, advance=1, description=f"{r.method} n={r.train_size} s={r.seed}"
+                    ),
+                )  # fmt: skip
+            count = len(records)
+        count = count or (results[0].test_size + max(r.train_size for r in results) + 100)
+        out.with_suffix(".md").write_text(brpnas_markdown(results, _command(ctx), platform, count))
+    stdout.print(f"wrote {out.with_suffix('.md')}")

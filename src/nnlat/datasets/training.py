@@ -80,27 +80,47 @@ def graph_of(model: StoredModel, input_shapes: dict[str, tuple[int, ...]]) -> Gr
     raise NnlatError(f"model {model.graph_hash} has neither ONNX nor a zoo recipe in the store")
 
 
+def cache_path(cache_dir: Path, graph_hash: str, shapes: dict[str, tuple[int, ...]]) -> Path:
+    """Where the raw features of ``graph_hash`` at ``shapes`` are cached."""
+    key = input_shapes_hash(canonical_input_shapes(shapes))[:12]
+    return cache_dir / f"{graph_hash}-{key}.npz"
+
+
+def cache_raw(
+    cache_dir: Path, graph_hash: str, shapes: dict[str, tuple[int, ...]], graph: Graph
+) -> RawFeatures:
+    """Compute the raw features of ``graph`` (at ``shapes``) and write them to the cache.
+
+    For code that has the graph at hand anyway (an importer building thousands), so
+    that :func:`load_records` later reads the features instead of rebuilding the graph.
+    """
+    raw = raw_features(graph)
+    path = cache_path(cache_dir, graph_hash, shapes)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
+    np.savez(tmp, **raw.to_arrays())
+    os.replace(tmp, path)  # readers never see half a file
+    return raw
+
+
 def _cached_raw(
-    store: Store, measurement: Measurement, cache_dir: Path | None
-) -> tuple[StoredModel, RawFeatures]:
-    model = store.get_model(measurement.graph_hash)
-    if model is None:  # the store's foreign key makes this impossible; say so if not
-        raise NnlatError(f"measurement of unknown model {measurement.graph_hash}")
+    model: StoredModel, measurement: Measurement, cache_dir: Path | None
+) -> RawFeatures:
     shapes = dict(measurement.input_shapes)
-    path = None
-    if cache_dir is not None:
-        key = input_shapes_hash(canonical_input_shapes(shapes))[:12]
-        path = cache_dir / f"{measurement.graph_hash}-{key}.npz"
-        if path.exists():
-            with np.load(path) as arrays:
-                return model, RawFeatures.from_arrays(dict(arrays))
-    raw = raw_features(graph_of(model, shapes))
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
-        np.savez(tmp, **raw.to_arrays())
-        os.replace(tmp, path)  # readers never see half a file
-    return model, raw
+    if cache_dir is None:
+        return raw_features(graph_of(model, shapes))
+    path = cache_path(cache_dir, measurement.graph_hash, shapes)
+    if path.exists():
+        with np.load(path) as arrays:
+            return RawFeatures.from_arrays(dict(arrays))
+    return cache_raw(cache_dir, measurement.graph_hash, shapes, graph_of(model, shapes))
+
+
+def _model(store: Store, graph_hash: str) -> StoredModel:
+    model = store.get_model(graph_hash)
+    if model is None:  # the store's foreign key makes this impossible; say so if not
+        raise NnlatError(f"measurement of unknown model {graph_hash}")
+    return model
 
 
 def load_records(
@@ -142,9 +162,12 @@ def load_records(
         for m in store.list_measurements(platform=platform, family=family)
     ]
     records = []
+    models: dict[str, StoredModel] = {}  # a model measured on several platforms: one read
     for done, measurement in enumerate(measurements, start=1):
         assert measurement.stats is not None  # "ok" measurements carry statistics
-        model, raw = _cached_raw(store, measurement, cache_dir)
+        digest = measurement.graph_hash
+        model = models[digest] = models.get(digest) or _model(store, digest)
+        raw = _cached_raw(model, measurement, cache_dir)
         records.append(
             LatencyRecord(
                 graph_hash=measurement.graph_hash,

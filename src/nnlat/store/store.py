@@ -395,35 +395,63 @@ class Store:
             StoreError: the model or platform is unknown, or the database refused the
                 row; either way nothing was written.
         """
-        values = measurement_values(measurement)
+        action = f"store a measurement of {measurement.graph_hash} on {measurement.platform}"
+        return self._write(action, lambda session: self._put(session, measurement, replace, {}))
 
-        def work(session: Session) -> bool:
-            model_id, platform_id = self._ids(session, measurement)
-            existing = session.scalar(
-                sa.select(MeasurementRow.id).where(
-                    MeasurementRow.model_id == model_id,
-                    MeasurementRow.platform_id == platform_id,
-                    MeasurementRow.batch_size == values["batch_size"],
-                    MeasurementRow.input_shapes_hash == values["input_shapes_hash"],
-                    MeasurementRow.protocol_version == values["protocol_version"],
+    def add_measurements(self, measurements: Sequence[Measurement]) -> int:
+        """Store many measurements in one transaction (an import); keep existing results.
+
+        Returns:
+            How many were written (the others had a stored result under their key, or
+            repeat an earlier item's key).
+
+        Raises:
+            StoreError: a model or platform is unknown, or the database refused a row;
+                nothing of the batch is written then.
+        """
+
+        def work(session: Session) -> int:
+            ids: dict[tuple[str, str], tuple[int, int]] = {}
+            return sum(self._put(session, m, False, ids) for m in measurements)
+
+        return self._write(f"store {len(measurements)} measurements", work)
+
+    def _put(
+        self,
+        session: Session,
+        measurement: Measurement,
+        replace: bool,
+        ids: dict[tuple[str, str], tuple[int, int]],
+    ) -> bool:
+        """Write one measurement in ``session``; ``ids`` memoises (model, platform) ids."""
+        values = measurement_values(measurement)
+        key = (measurement.graph_hash, measurement.platform)
+        if key not in ids:
+            ids[key] = self._ids(session, measurement)
+        model_id, platform_id = ids[key]
+        existing = session.scalar(
+            sa.select(MeasurementRow.id).where(
+                MeasurementRow.model_id == model_id,
+                MeasurementRow.platform_id == platform_id,
+                MeasurementRow.batch_size == values["batch_size"],
+                MeasurementRow.input_shapes_hash == values["input_shapes_hash"],
+                MeasurementRow.protocol_version == values["protocol_version"],
+            )
+        )
+        if existing is None:
+            session.execute(
+                sa.insert(MeasurementRow).values(
+                    model_id=model_id, platform_id=platform_id, **values
                 )
             )
-            if existing is None:
-                session.execute(
-                    sa.insert(MeasurementRow).values(
-                        model_id=model_id, platform_id=platform_id, **values
-                    )
-                )
-            elif replace:
-                session.execute(
-                    sa.update(MeasurementRow).where(MeasurementRow.id == existing).values(**values)
-                )
-            else:
-                return False
-            return True
-
-        action = f"store a measurement of {measurement.graph_hash} on {measurement.platform}"
-        return self._write(action, work)
+            session.flush()  # a later item of the same batch sees this row
+        elif replace:
+            session.execute(
+                sa.update(MeasurementRow).where(MeasurementRow.id == existing).values(**values)
+            )
+        else:
+            return False
+        return True
 
     @staticmethod
     def _ids(session: Session, measurement: Measurement) -> tuple[int, int]:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import asdict, dataclass
+from typing import Literal
 
 import torch
 from torch import nn
@@ -56,6 +57,13 @@ class BrpnasConfig:
         dropout: dropout ratio after each block (and in the heads' hidden layer).
         head_hidden: 0 for the paper's single linear layer per head; otherwise the width
             of one hidden layer (Linear → ReLU → Dropout → Linear).
+        static_features: concatenate the graph's static features to the readout (ours);
+            False reads the global node alone, as the paper does.
+        adjacency: ``identity`` drops every edge (each node sees only itself, the global
+            node included): the ablation of Yue (2021), Table 4.
+        node_features: ``random`` replaces each node's features by a fixed random vector
+            chosen by the node's position in its graph, so the operator types are gone
+            but the structure is kept: the other ablation of that table.
 
     Example:
         >>> BrpnasConfig(node_dim=4, global_dim=2, platforms=1).to_dict()["hidden"]
@@ -69,6 +77,9 @@ class BrpnasConfig:
     layers: int = 4
     dropout: float = 0.002
     head_hidden: int = 0
+    static_features: bool = True
+    adjacency: Literal["graph", "identity"] = "graph"
+    node_features: Literal["graph", "random"] = "graph"
 
     def to_dict(self) -> dict[str, object]:
         """JSON-able form, for checkpoint sidecars.
@@ -79,6 +90,18 @@ class BrpnasConfig:
             True
         """
         return asdict(self)
+
+
+# The random-features ablation: positions beyond this many nodes reuse the table.
+RANDOM_FEATURE_POSITIONS = 4096
+RANDOM_FEATURES_SEED = 0
+
+
+def _positions(graph_of: torch.Tensor) -> torch.Tensor:
+    """Each node's index within its own graph (nodes of a graph are contiguous in PyG)."""
+    counts = torch.bincount(graph_of)
+    starts = torch.cumsum(counts, 0) - counts
+    return torch.arange(graph_of.shape[0], device=graph_of.device) - starts[graph_of]
 
 
 def add_global_nodes(
@@ -150,10 +173,14 @@ class BrpnasGcn(nn.Module):
         self.norms = nn.ModuleList(nn.LayerNorm(config.hidden) for _ in range(config.layers))
         self.dropout = nn.Dropout(config.dropout)
         self.heads = nn.ModuleList(self._head() for _ in range(config.platforms))
+        if config.node_features == "random":  # fixed, saved with the weights, not trained
+            noise = torch.Generator().manual_seed(RANDOM_FEATURES_SEED)
+            table = torch.randn(RANDOM_FEATURE_POSITIONS, config.node_dim, generator=noise)
+            self.register_buffer("random_features", table)
 
     def _head(self) -> nn.Module:
         c = self.config
-        width = c.hidden + c.global_dim
+        width = c.hidden + (c.global_dim if c.static_features else 0)
         if c.head_hidden <= 0:
             return nn.Linear(width, 1)
         return nn.Sequential(
@@ -189,10 +216,16 @@ class BrpnasGcn(nn.Module):
         graph_of = batch.batch
         if graph_of is None:
             graph_of = torch.zeros(x.shape[0], dtype=torch.long, device=x.device)
+        if self.config.node_features == "random":
+            x = self.random_features[_positions(graph_of) % RANDOM_FEATURE_POSITIONS]
         hubs = self.global_embedding.expand(global_x.shape[0], -1)
         h, edge_index, global_index = add_global_nodes(x, batch.edge_index, graph_of, hubs)
+        if self.config.adjacency == "identity":
+            edge_index = edge_index[:, :0]  # GCNConv's self-loops are all that is left
         for conv, norm in zip(self.convs, self.norms, strict=True):
             h = self.dropout(torch.relu(norm(conv(h, edge_index))))
+        if not self.config.static_features:
+            return h[global_index]
         return torch.cat([h[global_index], global_x], dim=1)
 
     def forward(self, batch: Data) -> torch.Tensor:

@@ -1,0 +1,254 @@
+"""Reproduce BRP-NAS's latency predictor on NAS-Bench-201 published data (Yue 2021, §4).
+
+The protocol of Yue (2021) and BRP-NAS: on one device's latencies of the NAS-Bench-201
+networks, draw 900 training and 100 validation networks at random, test on the rest,
+report the share of test networks predicted within ±1 %, ±5 % and ±10 %, averaged over
+seeds. Here every method sees the same draw for a seed:
+
+* graph methods run on nnlat's ONNX graph features through :class:`Predictor`: ``gcn``
+  is the BRP-NAS GCN as the paper has it (global node readout, no static features, its
+  training configuration: AdamW-like L2 5e-4, lr 8e-4, batch 10, 250 epochs, patience
+  35, an L1 relative loss); ``gcn-identity`` and ``gcn-random`` are the ablations of Yue's
+  Table 4; ``nnlp`` is nnlat's own predictor with its default training;
+* cell-encoding baselines (:mod:`nnlat.predictor.models.arch_encoding`) see the
+  architecture string: ``lr``, ``xgboost`` and ``layerwise``.
+
+Yue's Table 1 also trains on 2,000 networks; so that sizes compare on one test set, the
+test set of a seed is the networks left after the largest training draw (≥ 13,000 of
+the 15,284 LatBench networks), not "everything but the 1,000".
+
+Results accumulate in a JSON-lines file, one line per (method, train size, seed):
+rerunning skips what is there.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from nnlat.datasets.training import LatencyRecord
+from nnlat.errors import NnlatError
+from nnlat.predictor.metrics import accuracy_report
+from nnlat.predictor.models.arch_encoding import LayerwiseSum, OneHotLinear, OneHotXgboost
+from nnlat.predictor.predictor import Predictor
+from nnlat.predictor.training import TrainSettings, split_by_graph
+
+VALIDATION = 100
+# BRP-NAS's training configuration (Yue 2021, §4.1), batch size 10.
+PAPER_SETTINGS = TrainSettings(
+    epochs=250, patience=35, batch_size=10, lr=8e-4, weight_decay=5e-4, loss="mape"
+)
+PAPER_GCN = {"static_features": False}
+GRAPH_METHODS: dict[str, tuple[str, dict[str, object], TrainSettings]] = {
+    "gcn": ("brpnas", PAPER_GCN, PAPER_SETTINGS),
+    "gcn-identity": ("brpnas", {**PAPER_GCN, "adjacency": "identity"}, PAPER_SETTINGS),
+    "gcn-random": ("brpnas", {**PAPER_GCN, "node_features": "random"}, PAPER_SETTINGS),
+    "nnlp": ("nnlp", {}, TrainSettings()),
+}
+ARCH_METHODS = {"lr": OneHotLinear, "xgboost": OneHotXgboost, "layerwise": LayerwiseSum}
+METHODS = (*GRAPH_METHODS, *ARCH_METHODS)
+
+# Published accuracies within ±1/5/10 % (Yue 2021, Tables 1-4; BRP-NAS for "paper").
+# Desktop CPU only has GCN rows; the baselines and ablations were published on the
+# desktop GPU (GTX 1080 Ti) and are shown as such.
+PUBLISHED: dict[tuple[str, int], tuple[str, tuple[float, float, float]]] = {
+    ("gcn", 900): ("CPU, BRP-NAS paper (100 seeds)", (36.0, 85.2, 96.4)),
+    ("gcn", 2000): ("GPU, Yue Table 1", (43.5, 90.0, 97.9)),
+    ("gcn-identity", 900): ("GPU, Yue Table 4", (3.3, 10.25, 18.9)),
+    ("gcn-random", 900): ("GPU, Yue Table 4", (3.1, 16.0, 31.7)),
+    ("lr", 900): ("GPU, Yue Table 3", (6.0, 30.0, 54.5)),
+    ("xgboost", 900): ("GPU, Yue Table 3", (11.2, 50.4, 78.7)),
+    ("layerwise", 900): ("GPU, BRP-NAS via Yue Table 3", (4.2, 18.2, 29.6)),
+}
+YUE_CPU_GCN = (34.5, 84.1, 96.1)  # Yue's own re-implementation, desktop CPU, 900
+
+OnResult = Callable[["StudyResult"], None]
+
+
+@dataclass(frozen=True)
+class StudyResult:
+    """One method, one training size, one seed.
+
+    Attributes:
+        method: a name of :data:`METHODS`.
+        train_size: training networks (validation excluded).
+        seed: the draw (and training seed).
+        test_size: test networks.
+        metrics: ``mape``, ``rmspe``, ``acc_1``, ``acc_5``, ``acc_10`` (fractions) and
+            ``spearman``.
+        fit_seconds: training time.
+    """
+
+    method: str
+    train_size: int
+    seed: int
+    test_size: int
+    metrics: dict[str, float]
+    fit_seconds: float
+
+
+def _split(
+    n: int, seed: int, train_size: int, largest: int, validation: int
+) -> tuple[list[int], list[int]]:
+    """(fit pool = train + validation, test) indices of ``n`` records for one seed."""
+    if largest + validation >= n:
+        raise NnlatError(
+            f"{n} networks cannot hold {largest} training + {validation} validation + a test set"
+        )
+    order = np.random.default_rng(seed).permutation(n).tolist()
+    return order[: train_size + validation], order[largest + validation :]
+
+
+def fit_predict(
+    method: str,
+    fit: Sequence[LatencyRecord],
+    test: Sequence[LatencyRecord],
+    archs: dict[str, str],
+    seed: int,
+    epochs: int | None = None,
+    validation: int = VALIDATION,
+) -> np.ndarray:
+    """Train ``method`` on ``fit`` (it carves ``validation`` networks out); predict ``test``.
+
+    The cell-encoding baselines use no validation, and train on exactly the networks
+    the graph methods train on (the same :func:`split_by_graph` draw).
+    """
+    fraction = validation / len(fit)
+    if method in GRAPH_METHODS:
+        network, config, settings = GRAPH_METHODS[method]
+        update = {
+            "seed": seed,
+            "valid_fraction": fraction,
+            **({"epochs": epochs} if epochs else {}),
+        }
+        model, _ = Predictor.fit(
+            fit, network=network, settings=settings.model_copy(update=update), config=config
+        )
+        return model.predict_records(test)
+    if method not in ARCH_METHODS:
+        raise NnlatError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
+    train_idx, _ = split_by_graph([r.graph_hash for r in fit], fraction, seed)
+    kind = ARCH_METHODS[method]
+    baseline = kind(seed=seed) if kind is OneHotXgboost else kind()
+    baseline.fit(
+        [archs[fit[i].graph_hash] for i in train_idx], [fit[i].latency_ms for i in train_idx]
+    )
+    return baseline.predict([archs[r.graph_hash] for r in test])
+
+
+def _spearman(truth: np.ndarray, predicted: np.ndarray) -> float:
+    """Spearman's rank correlation; 0 for a constant prediction (it ranks nothing)."""
+    if np.ptp(predicted) == 0:
+        return 0.0
+    return float(spearmanr(truth, predicted).statistic)
+
+
+def read_results(path: Path) -> list[StudyResult]:
+    """The results a previous run wrote (none if the file does not exist)."""
+    if not path.exists():
+        return []
+    return [StudyResult(**json.loads(line)) for line in path.read_text().splitlines() if line]
+
+
+def brpnas_study(
+    records: Sequence[LatencyRecord],
+    archs: dict[str, str],
+    methods: Sequence[str],
+    seeds: Sequence[int],
+    train_sizes: Sequence[int] = (900,),
+    *,
+    results_path: Path | None = None,
+    epochs: int | None = None,
+    validation: int = VALIDATION,
+    on_result: OnResult | None = None,
+) -> list[StudyResult]:
+    """Run every (method, train size, seed) not yet in ``results_path``; return them all.
+
+    Args:
+        records: one device's records, one per network.
+        archs: graph hash → architecture string (for the cell-encoding baselines).
+        methods: names from :data:`METHODS`.
+        seeds: the draws.
+        train_sizes: training networks per draw (validation comes on top).
+        results_path: JSON lines to resume from and append to.
+        epochs: cap the graph methods' epochs (a quick run); None: their own.
+        validation: validation networks per draw (the paper's 100).
+        on_result: called after each new result.
+    """
+    unknown = sorted(set(methods) - set(METHODS))
+    if unknown:
+        raise NnlatError(f"unknown methods {unknown}; known: {', '.join(METHODS)}")
+    results = read_results(results_path) if results_path else []
+    done = {(r.method, r.train_size, r.seed) for r in results}
+    measured = np.array([r.latency_ms for r in records])
+    for seed in seeds:
+        for size in train_sizes:
+            fit_idx, test_idx = _split(len(records), seed, size, max(train_sizes), validation)
+            for method in methods:
+                if (method, size, seed) in done:
+                    continue
+                start = time.perf_counter()
+                predicted = fit_predict(
+                    method, [records[i] for i in fit_idx], [records[i] for i in test_idx],
+                    archs, seed, epochs, validation,
+                )  # fmt: skip
+                truth = measured[test_idx]
+                metrics = accuracy_report(truth, predicted)
+                metrics["spearman"] = _spearman(truth, predicted)
+                result = StudyResult(
+                    method, size, seed, len(test_idx), metrics, time.perf_counter() - start
+                )
+                results.append(result)
+                if results_path is not None:
+                    with results_path.open("a") as handle:
+                        handle.write(json.dumps(asdict(result)) + "\n")
+                if on_result is not None:
+                    on_result(result)
+    return results
+
+
+def _mean_sd(values: Sequence[float]) -> str:
+    if len(values) == 1:
+        return f"{values[0] * 100:.1f}"
+    return f"{statistics.mean(values) * 100:.1f} ± {statistics.stdev(values) * 100:.1f}"
+
+
+def brpnas_markdown(results: Sequence[StudyResult], command: str, platform: str, n: int) -> str:
+    """The reproduction table: ours (mean ± sd over seeds) beside the published figures."""
+    lines = [
+        "# BRP-NAS latency predictor on NAS-Bench-201, desktop CPU (LatBench)",
+        "",
+        f"Made by `{command}` on platform `{platform}` ({n} networks with a distinct graph).",
+        "Accuracy = share of test networks predicted within ±δ of the published latency,"
+        " mean ± standard deviation over seeds; 100 validation networks on top of the"
+        " training ones; the test set of a seed is the networks left after the largest"
+        " training draw.",
+        "",
+        "| method | train | seeds | test | Acc(1 %) | Acc(5 %) | Acc(10 %) | MAPE | Spearman"
+        " | published Acc(1/5/10 %) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    keys = dict.fromkeys((r.method, r.train_size) for r in results)
+    order = {m: i for i, m in enumerate(METHODS)}
+    for method, size in sorted(keys, key=lambda k: (k[1], order.get(k[0], 99))):
+        group = [r for r in results if (r.method, r.train_size) == (method, size)]
+        cells = [_mean_sd([r.metrics[k] for r in group]) for k in ("acc_1", "acc_5", "acc_10")]
+        cells.append(f"{statistics.mean(r.metrics['mape'] for r in group) * 100:.2f} %")
+        cells.append(f"{statistics.mean(r.metrics['spearman'] for r in group):.3f}")
+        where, figures = PUBLISHED.get((method, size), ("", ()))
+        published = " / ".join(f"{v:g}" for v in figures) + (f" ({where})" if where else "")
+        if (method, size) == ("gcn", 900):
+            published += "; " + " / ".join(f"{v:g}" for v in YUE_CPU_GCN) + " (CPU, Yue)"
+        lines.append(
+            f"| {method} | {size} | {len(group)} | {group[0].test_size} | "
+            + " | ".join(cells)
+            + f" | {published or '–'} |"
+        )
+    return "\n".join(lines) + "\n"

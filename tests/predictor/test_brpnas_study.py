@@ -1,0 +1,119 @@
+"""The BRP-NAS reproduction protocol on a small imported NAS-Bench-201 table."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nnlat.datasets.published import import_latency_table, read_latency_table
+from nnlat.datasets.training import LatencyRecord, load_records
+from nnlat.errors import NnlatError
+from nnlat.predictor.brpnas_study import brpnas_markdown, brpnas_study, read_results
+from nnlat.predictor.models.arch_encoding import op_counts
+from nnlat.store import Store
+from nnlat.zoo.nasbench201 import arch_string
+
+OPS = ("skip_connect", "nor_conv_1x1", "nor_conv_3x3", "avg_pool_3x3")
+# A made-up device whose latency is exactly additive over operations and stages.
+STAGE_OP_MS = np.array([0.1, 0.5, 1.5, 0.3, 0.2, 0.7, 1.9, 0.4, 0.3, 0.9, 2.4, 0.5, 2.0])
+
+
+def archs(count: int) -> list[str]:
+    choices = itertools.product(OPS, repeat=6)
+    cells = [next(choices) for _ in range(count * 97)][::97]  # spread over the space
+    return [
+        arch_string([[(c[0], 0)], [(c[1], 0), (c[2], 1)], [(c[3], 0), (c[4], 1), (c[5], 2)]])
+        for c in cells
+    ]
+
+
+@pytest.fixture(scope="module")
+def study_data(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[list[LatencyRecord], dict[str, str]]:
+    folder = tmp_path_factory.mktemp("study")
+    rows = [f"{i},{a},{float(op_counts(a) @ STAGE_OP_MS):.6f}" for i, a in enumerate(archs(26))]
+    path = folder / "lab_additive_ms.csv"
+    path.write_text("nb201_idx,arch_str,latency_ms\n" + "\n".join(rows) + "\n")
+    store = Store.open("sqlite://")
+    import_latency_table(
+        store, read_latency_table(path, "nas-bench-201"), workers=1, cache_dir=folder
+    )
+    records = load_records(store, cache_dir=folder)
+    arch_of = {m.graph_hash: m.zoo_spec["config"]["arch"] for m in store.list_models()}
+    return records, arch_of
+
+
+def test_every_method_runs_on_one_split_and_resumes(
+    study_data: tuple[list[LatencyRecord], dict[str, str]], tmp_path: Path
+) -> None:
+    records, arch_of = study_data
+    path = tmp_path / "study.jsonl"
+    methods = ["layerwise", "lr", "xgboost", "gcn", "gcn-identity", "gcn-random", "nnlp"]
+    results = brpnas_study(
+        records, arch_of, methods, [0], [12], results_path=path, epochs=2, validation=4
+    )
+    assert [r.method for r in results] == methods
+    assert {r.test_size for r in results} == {len(records) - 16}
+    layerwise = results[0].metrics
+    assert layerwise["acc_1"] == 1.0 and layerwise["spearman"] > 0.99  # the device is additive
+    assert results[4].metrics["spearman"] == 0.0  # identity adjacency predicts a constant
+
+    again = brpnas_study(
+        records, arch_of, methods, [0], [12], results_path=path, epochs=2, validation=4
+    )
+    assert len(again) == len(methods) and len(read_results(path)) == len(methods)
+    table = brpnas_markdown(again, "nnlat eval brpnas-nb201", "lab-lab1.0-fp32", len(records))
+    assert "| layerwise | 12 | 1 |" in table and "nnlat eval brpnas-nb201" in table
+
+
+def test_too_few_networks_and_unknown_methods_are_refused(
+    study_data: tuple[list[LatencyRecord], dict[str, str]],
+) -> None:
+    records, arch_of = study_data
+    with pytest.raises(NnlatError, match="cannot hold"):
+        brpnas_study(records, arch_of, ["lr"], [0], [900])
+    with pytest.raises(NnlatError, match="unknown methods"):
+        brpnas_study(records, arch_of, ["gnn"], [0], [12], validation=4)
+
+
+def test_cli_rebuilds_the_report_and_refuses_an_empty_platform(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from nnlat.cli.main import app
+
+    out = tmp_path / "brpnas"
+    metrics = {
+        "mape": 0.03,
+        "rmspe": 0.04,
+        "acc_1": 0.3,
+        "acc_5": 0.8,
+        "acc_10": 0.95,
+        "spearman": 0.9,
+    }
+    lines = [
+        {
+            "method": "gcn",
+            "train_size": 900,
+            "seed": s,
+            "test_size": 900,
+            "metrics": metrics,
+            "fit_seconds": 1.0,
+        }
+        for s in (0, 1)
+    ]
+    out.with_suffix(".jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = CliRunner().invoke(app, ["eval", "brpnas-nb201", "-o", str(out), "--report-only"])
+    assert result.exit_code == 0, result.output
+    table = out.with_suffix(".md").read_text()
+    assert "| gcn | 900 | 2 | 900 | 30.0 ± 0.0 | 80.0 ± 0.0 | 95.0 ± 0.0 |" in table
+    assert "36 / 85.2 / 96.4" in table  # the published figures beside ours
+
+    db = f"sqlite:///{tmp_path / 'empty.sqlite'}"
+    empty = CliRunner().invoke(app, ["eval", "brpnas-nb201", "-o", str(out), "--db", db])
+    assert empty.exit_code != 0 and "import them first" in empty.output
