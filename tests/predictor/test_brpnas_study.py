@@ -54,7 +54,7 @@ def test_every_method_runs_on_one_split_and_resumes(
     path = tmp_path / "study.jsonl"
     methods = ["layerwise", "lr", "xgboost", "gcn", "gcn-identity", "gcn-random", "nnlp"]
     results = brpnas_study(
-        records, arch_of, methods, [0], [12], results_path=path, epochs=2, validation=4
+        records, arch_of, methods, [0], [12], results_path=path, epochs=2, validation=4, largest=12
     )
     assert [r.method for r in results] == methods
     assert {r.test_size for r in results} == {len(records) - 16}
@@ -63,7 +63,7 @@ def test_every_method_runs_on_one_split_and_resumes(
     assert results[4].metrics["spearman"] == 0.0  # identity adjacency predicts a constant
 
     again = brpnas_study(
-        records, arch_of, methods, [0], [12], results_path=path, epochs=2, validation=4
+        records, arch_of, methods, [0], [12], results_path=path, epochs=2, validation=4, largest=12
     )
     assert len(again) == len(methods) and len(read_results(path)) == len(methods)
     table = brpnas_markdown(again, "nnlat eval brpnas-nb201", "lab-lab1.0-fp32", len(records))
@@ -75,9 +75,11 @@ def test_too_few_networks_and_unknown_methods_are_refused(
 ) -> None:
     records, arch_of = study_data
     with pytest.raises(NnlatError, match="cannot hold"):
-        brpnas_study(records, arch_of, ["lr"], [0], [900])
+        brpnas_study(records, arch_of, ["lr"], [0], [900], largest=900)
     with pytest.raises(NnlatError, match="unknown methods"):
-        brpnas_study(records, arch_of, ["gnn"], [0], [12], validation=4)
+        brpnas_study(records, arch_of, ["gnn"], [0], [12], validation=4, largest=12)
+    with pytest.raises(NnlatError, match="at most 12"):
+        brpnas_study(records, arch_of, ["lr"], [0], [20], validation=4, largest=12)
 
 
 def test_cli_rebuilds_the_report_and_refuses_an_empty_platform(tmp_path: Path) -> None:

@@ -316,7 +316,9 @@ def brpnas_nb201_command(
         str, typer.Option("--platform", "-p", help="An imported NAS-Bench-201 platform.")
     ] = LATBENCH_CPU,
     methods: MethodsOption = "gcn,nnlp,lr,xgboost,layerwise,gcn-identity,gcn-random",
-    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Draws 0..N-1 to average.")] = 3,
+    seeds: Annotated[
+        str, typer.Option("--seeds", help="Draws to average, comma-separated.")
+    ] = "0,1,2",
     train_sizes: Annotated[
         str, typer.Option("--train-sizes", help="Training networks per draw, comma-separated.")
     ] = "900",
@@ -332,11 +334,18 @@ def brpnas_nb201_command(
     Import the data first: `nnlat dataset import
     latbench_desktop_cpu_i7_7820x_fp32_ms.csv --space nas-bench-201`.
     """
-    from nnlat.predictor.brpnas_study import brpnas_markdown, brpnas_study, read_results
+    from nnlat.predictor.brpnas_study import (
+        LARGEST_TRAIN,
+        VALIDATION,
+        brpnas_markdown,
+        brpnas_study,
+        read_results,
+    )
     from nnlat.store import Store
 
     chosen = [m.strip() for m in methods.split(",") if m.strip()]
     sizes = [int(s) for s in train_sizes.split(",") if s.strip()]
+    draws = [int(s) for s in seeds.split(",") if s.strip()]
     jsonl = out.with_suffix(".jsonl")
     with user_errors():
         if report_only:
@@ -352,16 +361,16 @@ def brpnas_nb201_command(
                         for m in store.list_models(family="nasbench201")
                         if m.zoo_spec is not None
                     }
-                task = progress.add_task("runs", total=len(chosen) * len(sizes) * seeds)
+                task = progress.add_task("runs", total=len(chosen) * len(sizes) * len(draws))
                 jsonl.parent.mkdir(parents=True, exist_ok=True)
                 results = brpnas_study(
-                    records, archs, chosen, range(seeds), sizes, results_path=jsonl,
+                    records, archs, chosen, draws, sizes, results_path=jsonl,
                     epochs=epochs,
                     on_result=lambda r: progress.update(
                         task, advance=1, description=f"{r.method} n={r.train_size} s={r.seed}"
                     ),
                 )  # fmt: skip
             count = len(records)
-        count = count or (results[0].test_size + max(r.train_size for r in results) + 100)
+        count = count or (results[0].test_size + LARGEST_TRAIN + VALIDATION if results else 0)
         out.with_suffix(".md").write_text(brpnas_markdown(results, _command(ctx), platform, count))
     stdout.print(f"wrote {out.with_suffix('.md')}")
