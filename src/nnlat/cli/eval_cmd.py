@@ -325,6 +325,12 @@ def brpnas_nb201_command(
     epochs: Annotated[
         int | None, typer.Option("--epochs", min=1, help="Cap graph methods' epochs (quick run).")
     ] = None,
+    largest: Annotated[
+        int,
+        typer.Option(
+            "--test-after", min=1, help="Test on each draw's networks after this many + 100."
+        ),
+    ] = 2000,
     out: OutOption = Path("reports/brpnas_nb201"),
     report_only: ReportOnlyOption = False,
     db: DbUrlOption = None,
@@ -335,7 +341,6 @@ def brpnas_nb201_command(
     latbench_desktop_cpu_i7_7820x_fp32_ms.csv --space nas-bench-201`.
     """
     from nnlat.predictor.brpnas_study import (
-        LARGEST_TRAIN,
         VALIDATION,
         brpnas_markdown,
         brpnas_study,
@@ -365,12 +370,12 @@ def brpnas_nb201_command(
                 jsonl.parent.mkdir(parents=True, exist_ok=True)
                 results = brpnas_study(
                     records, archs, chosen, draws, sizes, results_path=jsonl,
-                    epochs=epochs,
+                    epochs=epochs, largest=largest,
                     on_result=lambda r: progress.update(
                         task, advance=1, description=f"{r.method} n={r.train_size} s={r.seed}"
                     ),
                 )  # fmt: skip
             count = len(records)
-        count = count or (results[0].test_size + LARGEST_TRAIN + VALIDATION if results else 0)
+        count = count or (results[0].test_size + results[0].largest + VALIDATION if results else 0)
         out.with_suffix(".md").write_text(brpnas_markdown(results, _command(ctx), platform, count))
     stdout.print(f"wrote {out.with_suffix('.md')}")

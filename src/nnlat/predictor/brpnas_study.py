@@ -14,8 +14,8 @@ seeds. Here every method sees the same draw for a seed:
   architecture string: ``lr``, ``xgboost`` and ``layerwise``.
 
 Yue's Table 1 also trains on 2,000 networks; so that sizes compare on one test set, the
-test set of a seed is the networks left after the first 2,100 of its draw, not
-"everything but the 1,000".
+test set of a seed is the networks left after the first 2,100 of its draw (``largest``),
+not "everything but the 1,000".
 
 Results accumulate in a JSON-lines file, one line per (method, train size, seed):
 rerunning skips what is there.
@@ -85,6 +85,7 @@ class StudyResult:
         metrics: ``mape``, ``rmspe``, ``acc_1``, ``acc_5``, ``acc_10`` (fractions) and
             ``spearman``.
         fit_seconds: training time.
+        largest: the test set started after ``largest`` + validation networks of the draw.
     """
 
     method: str
@@ -93,6 +94,7 @@ class StudyResult:
     test_size: int
     metrics: dict[str, float]
     fit_seconds: float
+    largest: int = LARGEST_TRAIN
 
 
 def _split(
@@ -193,13 +195,13 @@ def brpnas_study(
     if unknown:
         raise NnlatError(f"unknown methods {unknown}; known: {', '.join(METHODS)}")
     results = read_results(results_path) if results_path else []
-    done = {(r.method, r.train_size, r.seed) for r in results}
+    done = {(r.method, r.train_size, r.seed, r.largest) for r in results}
     measured = np.array([r.latency_ms for r in records])
     for seed in seeds:
         for size in train_sizes:
             fit_idx, test_idx = _split(len(records), seed, size, largest, validation)
             for method in methods:
-                if (method, size, seed) in done:
+                if (method, size, seed, largest) in done:
                     continue
                 start = time.perf_counter()
                 predicted = fit_predict(
@@ -209,9 +211,8 @@ def brpnas_study(
                 truth = measured[test_idx]
                 metrics = accuracy_report(truth, predicted)
                 metrics["spearman"] = _spearman(truth, predicted)
-                result = StudyResult(
-                    method, size, seed, len(test_idx), metrics, time.perf_counter() - start
-                )
+                seconds = time.perf_counter() - start
+                result = StudyResult(method, size, seed, len(test_idx), metrics, seconds, largest)
                 results.append(result)
                 if results_path is not None:
                     with results_path.open("a") as handle:
@@ -235,8 +236,8 @@ def brpnas_markdown(results: Sequence[StudyResult], command: str, platform: str,
         f"Made by `{command}` on platform `{platform}` ({n} networks with a distinct graph).",
         "Accuracy = share of test networks predicted within ±δ of the published latency,"
         " mean ± standard deviation over seeds; 100 validation networks on top of the"
-        " training ones; the test set of a seed is the networks left after the first 2,100 of"
-        " its draw.",
+        f" training ones; the test set of a seed is the networks left after the first"
+        f" {results[0].largest + VALIDATION if results else '–'} of its draw.",
         "",
         "| method | train | seeds | test | Acc(1 %) | Acc(5 %) | Acc(10 %) | MAPE | Spearman"
         " | published Acc(1/5/10 %) |",
