@@ -11,7 +11,12 @@ import pytest
 from nnlat.datasets.published import import_latency_table, read_latency_table
 from nnlat.datasets.training import LatencyRecord, load_records
 from nnlat.errors import NnlatError
-from nnlat.predictor.brpnas_study import brpnas_markdown, brpnas_study, read_results
+from nnlat.predictor.brpnas_study import (
+    brpnas_markdown,
+    brpnas_study,
+    nasbench201_archs,
+    read_results,
+)
 from nnlat.predictor.models.arch_encoding import op_counts
 from nnlat.store import Store
 from nnlat.zoo.nasbench201 import arch_string
@@ -43,7 +48,7 @@ def study_data(
         store, read_latency_table(path, "nas-bench-201"), workers=1, cache_dir=folder
     )
     records = load_records(store, cache_dir=folder)
-    arch_of = {m.graph_hash: m.zoo_spec["config"]["arch"] for m in store.list_models()}
+    arch_of = nasbench201_archs(store)
     return records, arch_of
 
 

@@ -344,6 +344,7 @@ def brpnas_nb201_command(
         VALIDATION,
         brpnas_markdown,
         brpnas_study,
+        nasbench201_archs,
         read_results,
     )
     from nnlat.store import Store
@@ -361,11 +362,7 @@ def brpnas_nb201_command(
                 if not records:
                     raise typer.BadParameter(f"no measurements on {platform}: import them first")
                 with Store.open(db) as store:
-                    archs = {
-                        m.graph_hash: m.zoo_spec["config"]["arch"]
-                        for m in store.list_models(family="nasbench201")
-                        if m.zoo_spec is not None
-                    }
+                    archs = nasbench201_archs(store)
                 task = progress.add_task("runs", total=len(chosen) * len(sizes) * len(draws))
                 jsonl.parent.mkdir(parents=True, exist_ok=True)
                 results = brpnas_study(

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import math
 import os
 import re
@@ -41,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from nnlat.datasets.training import cache_path, cache_raw
 from nnlat.errors import NnlatError
 from nnlat.graph.hashing import graph_key
 from nnlat.graph.ir import Graph
@@ -308,6 +308,7 @@ class PublishedImportReport:
 @dataclass(frozen=True)
 class _Built:
     zoo_spec: dict[str, Any]
+    config_json: str
     graph_hash: str
     graph: Graph
 
@@ -321,8 +322,6 @@ def _builder(
     family: str, batch_sizes: Sequence[int], cache_dir: Path | None
 ) -> Callable[[Config], _Built]:
     """A function building one architecture's graph (run in worker processes)."""
-    from nnlat.datasets.training import cache_path, cache_raw
-
     spec = get_family(family)
 
     def build(config: Config) -> _Built:
@@ -335,7 +334,7 @@ def _builder(
                 if not cache_path(cache_dir, digest, shapes).exists():
                     at_batch = graph if batch == 1 else load(graph.onnx_bytes, batch_size=batch)
                     cache_raw(cache_dir, digest, shapes, at_batch)
-        return _Built(model.spec, digest, graph)
+        return _Built(model.spec, model.config_json, digest, graph)
 
     return build
 
@@ -424,7 +423,7 @@ def import_latency_table(
     for start in range(0, len(todo), IMPORT_SLICE):
         for built in iter_forked(build, todo[start : start + IMPORT_SLICE], workers):
             store.upsert_model(built.graph, zoo_spec=built.zoo_spec)
-            known[json.dumps(built.zoo_spec["config"], sort_keys=True)] = built.graph_hash
+            known[built.config_json] = built.graph_hash
             report.built += 1
             done += 1
             if on_arch is not None:

@@ -39,6 +39,7 @@ from nnlat.predictor.metrics import accuracy_report
 from nnlat.predictor.models.arch_encoding import LayerwiseSum, OneHotLinear, OneHotXgboost
 from nnlat.predictor.predictor import Predictor
 from nnlat.predictor.training import TrainSettings, split_by_graph
+from nnlat.store import Store
 
 VALIDATION = 100
 LARGEST_TRAIN = 2000  # Yue's Table 1 trains on up to 2,000 networks
@@ -153,6 +154,15 @@ def _spearman(truth: np.ndarray, predicted: np.ndarray) -> float:
     if np.ptp(predicted) == 0:
         return 0.0
     return float(spearmanr(truth, predicted).statistic)
+
+
+def nasbench201_archs(store: Store) -> dict[str, str]:
+    """Graph hash → architecture string of the store's NAS-Bench-201 models (their recipes)."""
+    return {
+        m.graph_hash: m.zoo_spec["config"]["arch"]
+        for m in store.list_models(family="nasbench201")
+        if m.zoo_spec is not None
+    }
 
 
 def read_results(path: Path) -> list[StudyResult]:

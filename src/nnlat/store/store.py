@@ -443,8 +443,7 @@ class Store:
                 sa.insert(MeasurementRow).values(
                     model_id=model_id, platform_id=platform_id, **values
                 )
-            )
-            session.flush()  # a later item of the same batch sees this row
+            )  # executed now: a later item of the same batch sees this row
         elif replace:
             session.execute(
                 sa.update(MeasurementRow).where(MeasurementRow.id == existing).values(**values)

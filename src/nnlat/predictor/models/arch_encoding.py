@@ -32,6 +32,11 @@ STAGES = 3  # the skeleton's three stages, each of identical cells
 TIMED_OPS = OPS[1:]  # "none" costs nothing in a layer-wise table
 
 
+def _edge_ops(arch: str) -> list[str]:
+    """The six edge operations of a cell, in NAS-Bench-201's edge order."""
+    return [op for node in parse_arch(arch) for op, _ in node]
+
+
 def one_hot(arch: str) -> np.ndarray:
     """The 30 one-hot columns of a NAS-Bench-201 cell (edge-major, NAS-Bench-201's op order).
 
@@ -40,9 +45,8 @@ def one_hot(arch: str) -> np.ndarray:
         >>> v.shape, int(v.sum()), int(v[3])
         ((30,), 6, 1)
     """
-    edges = [op for node in parse_arch(arch) for op, _ in node]
     vector = np.zeros(EDGES * len(OPS))
-    for edge, op in enumerate(edges):
+    for edge, op in enumerate(_edge_ops(arch)):
         vector[edge * len(OPS) + OPS.index(op)] = 1.0
     return vector
 
@@ -57,7 +61,7 @@ def op_counts(arch: str) -> np.ndarray:
         >>> op_counts("|nor_conv_3x3~0|+|skip_connect~0|none~1|+|none~0|none~1|skip_connect~2|")[:4]
         array([2., 0., 1., 0.])
     """
-    edges = [op for node in parse_arch(arch) for op, _ in node]
+    edges = _edge_ops(arch)
     cell = np.array([edges.count(op) for op in TIMED_OPS], dtype=np.float64)
     return np.concatenate([np.tile(cell, STAGES), [1.0]])
 
@@ -65,14 +69,17 @@ def op_counts(arch: str) -> np.ndarray:
 class OneHotLinear:
     """Linear regression (ms) on the one-hot cell encoding."""
 
+    @staticmethod
+    def _design(archs: Sequence[str]) -> np.ndarray:
+        return np.stack([np.append(one_hot(a), 1.0) for a in archs])  # with an intercept
+
     def fit(self, archs: Sequence[str], latency_ms: Sequence[float]) -> OneHotLinear:
-        x = np.stack([np.append(one_hot(a), 1.0) for a in archs])
-        self.coef_, *_ = np.linalg.lstsq(x, np.asarray(latency_ms, dtype=np.float64), rcond=None)
+        y = np.asarray(latency_ms, dtype=np.float64)
+        self.coef_, *_ = np.linalg.lstsq(self._design(archs), y, rcond=None)
         return self
 
     def predict(self, archs: Sequence[str]) -> np.ndarray:
-        x = np.stack([np.append(one_hot(a), 1.0) for a in archs])
-        return np.maximum(x @ self.coef_, 1e-6)  # a latency is positive
+        return np.maximum(self._design(archs) @ self.coef_, 1e-6)  # a latency is positive
 
 
 class OneHotXgboost:
