@@ -124,3 +124,31 @@ def test_cli_rebuilds_the_report_and_refuses_an_empty_platform(tmp_path: Path) -
     db = f"sqlite:///{tmp_path / 'empty.sqlite'}"
     empty = CliRunner().invoke(app, ["eval", "brpnas-nb201", "-o", str(out), "--db", db])
     assert empty.exit_code != 0 and "import them first" in empty.output
+
+
+def test_cli_trains_on_the_cell_graphs_of_a_file_without_importing(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from nnlat.cli.main import app
+
+    cells = list(itertools.islice(itertools.product(OPS, repeat=6), 0, 4096, 27))  # 152
+    rows = []
+    for i, c in enumerate(cells):
+        arch = arch_string([[(c[0], 0)], [(c[1], 0), (c[2], 1)], [(c[3], 0), (c[4], 1), (c[5], 2)]])
+        rows.append(f"{i},{arch},{float(op_counts(arch) @ STAGE_OP_MS):.6f}")
+    path = tmp_path / "lab_additive_ms.csv"
+    path.write_text("nb201_idx,arch_str,latency_ms\n" + "\n".join(rows) + "\n")
+    out = tmp_path / "cells"
+    args = ["eval", "brpnas-nb201", "--cells", str(path), "-m", "layerwise,gcn"]
+    args += ["--seeds", "0", "--train-sizes", "30", "--test-after", "30", "--epochs", "2"]
+    result = CliRunner().invoke(app, [*args, "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in out.with_suffix(".jsonl").read_text().splitlines()]
+    assert [(r["method"], r["test_size"]) for r in lines] == [
+        ("layerwise", 152 - 130), ("gcn", 152 - 130),
+    ]  # fmt: skip
+    # the device is exactly additive over (stage, operation): the layer-wise sum is exact
+    assert lines[0]["metrics"]["acc_1"] == 1.0
+    assert "(152 cell graphs)" in out.with_suffix(".md").read_text()

@@ -18,6 +18,7 @@ from nnlat.predictor.transfer import (
     fine_tune,
     from_scratch,
     transfer_settings,
+    with_new_heads,
 )
 from nnlat.testing.records import TOY_PLATFORM, toy_records
 
@@ -207,3 +208,40 @@ def test_no_records_is_an_error(pretrained: Predictor) -> None:
         fine_tune(pretrained, [])
     with pytest.raises(PredictorError, match="no training records"):
         from_scratch([])
+
+
+def test_fine_tuning_the_heads_only_leaves_the_backbone_as_pretrained(
+    pretrained: Predictor,
+) -> None:
+    records = _on_new_platform(toy_records())
+    settings = CPU.model_copy(update={"epochs": 5})
+    tuned, _ = fine_tune(pretrained, records, settings=settings, part="heads")
+    new = tuned.head(NEW_PLATFORM)
+    before = dict(pretrained.net.named_parameters())
+    for name, value in tuned.net.named_parameters():
+        if name.startswith(f"heads.{new}."):
+            continue
+        assert torch.equal(value, before[name]), name  # backbone and the old head: as they were
+        assert value.requires_grad  # unfrozen again for whoever trains the copy next
+    copied = dict(tuned.net.heads[new].named_parameters())
+    source = tuned.head(tuned.info["fine_tuned_on"]["new_heads"][NEW_PLATFORM]["copied_from"])
+    start = dict(pretrained.net.heads[source].named_parameters())
+    assert any(not torch.equal(copied[k], start[k]) for k in copied)  # the new head trained
+    assert tuned.info["fine_tuned_on"]["part"] == "heads"
+    full, _ = fine_tune(pretrained, records, settings=settings)
+    changed = [
+        name
+        for name, value in full.net.named_parameters()
+        if not name.startswith("heads.") and not torch.equal(value, before[name])
+    ]
+    assert changed  # part="all" does move the backbone
+
+
+def test_with_new_heads_alone_scales_the_closest_head(pretrained: Predictor) -> None:
+    records = _on_new_platform(toy_records())
+    shifted, heads = with_new_heads(pretrained, records)
+    ratio = shifted.predict_records(records) / pretrained.predict_records(toy_records())
+    assert heads[NEW_PLATFORM]["copied_from"] == TOY_PLATFORM
+    np.testing.assert_allclose(ratio, heads[NEW_PLATFORM]["scale"], rtol=1e-4)
+    assert heads[NEW_PLATFORM]["scale"] == pytest.approx(3.0, rel=0.2)
+    assert pretrained.platforms == [TOY_PLATFORM]

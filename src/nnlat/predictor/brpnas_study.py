@@ -5,7 +5,9 @@ networks, draw 900 training and 100 validation networks at random, test on the r
 report the share of test networks predicted within ±1 %, ±5 % and ±10 %, averaged over
 seeds. Here every method sees the same draw for a seed:
 
-* graph methods run on nnlat's ONNX graph features through :class:`Predictor`: ``gcn``
+* graph methods run through :class:`Predictor` on either nnlat's ONNX graphs of the
+  imported networks or the networks' *cell graphs* read straight off the published file
+  (:mod:`nnlat.datasets.cell_graphs`, BRP-NAS's own input, ten times smaller): ``gcn``
   is the BRP-NAS GCN as the paper has it (global node readout, no static features, its
   training configuration: AdamW-like L2 5e-4, lr 8e-4, batch 10, 250 epochs, patience
   35, an L1 relative loss); ``gcn-identity`` and ``gcn-random`` are the ablations of Yue's
@@ -31,11 +33,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import spearmanr
 
 from nnlat.datasets.training import LatencyRecord
 from nnlat.errors import NnlatError
-from nnlat.predictor.metrics import accuracy_report
+from nnlat.predictor.metrics import accuracy_report, spearman
 from nnlat.predictor.models.arch_encoding import LayerwiseSum, OneHotLinear, OneHotXgboost
 from nnlat.predictor.predictor import Predictor
 from nnlat.predictor.training import TrainSettings, split_by_graph
@@ -149,13 +150,6 @@ def fit_predict(
     return baseline.predict([archs[r.graph_hash] for r in test])
 
 
-def _spearman(truth: np.ndarray, predicted: np.ndarray) -> float:
-    """Spearman's rank correlation; 0 for a constant prediction (it ranks nothing)."""
-    if np.ptp(predicted) == 0:
-        return 0.0
-    return float(spearmanr(truth, predicted).statistic)
-
-
 def nasbench201_archs(store: Store) -> dict[str, str]:
     """Graph hash → architecture string of the store's NAS-Bench-201 models (their recipes)."""
     return {
@@ -220,7 +214,7 @@ def brpnas_study(
                 )  # fmt: skip
                 truth = measured[test_idx]
                 metrics = accuracy_report(truth, predicted)
-                metrics["spearman"] = _spearman(truth, predicted)
+                metrics["spearman"] = spearman(truth, predicted)
                 seconds = time.perf_counter() - start
                 result = StudyResult(method, size, seed, len(test_idx), metrics, seconds, largest)
                 results.append(result)
@@ -238,12 +232,21 @@ def _mean_sd(values: Sequence[float]) -> str:
     return f"{statistics.mean(values) * 100:.1f} ± {statistics.stdev(values) * 100:.1f}"
 
 
-def brpnas_markdown(results: Sequence[StudyResult], command: str, platform: str, n: int) -> str:
-    """The reproduction table: ours (mean ± sd over seeds) beside the published figures."""
+def brpnas_markdown(
+    results: Sequence[StudyResult],
+    command: str,
+    platform: str,
+    n: int,
+    graphs: str = "networks with a distinct ONNX graph",
+) -> str:
+    """The reproduction table: ours (mean ± sd over seeds) beside the published figures.
+
+    ``graphs`` says what the ``n`` inputs were (ONNX graphs or cell graphs).
+    """
     lines = [
         "# BRP-NAS latency predictor on NAS-Bench-201, desktop CPU (LatBench)",
         "",
-        f"Made by `{command}` on platform `{platform}` ({n} networks with a distinct graph).",
+        f"Made by `{command}` on platform `{platform}` ({n} {graphs}).",
         "Accuracy = share of test networks predicted within ±δ of the published latency,"
         " mean ± standard deviation over seeds; 100 validation networks on top of the"
         f" training ones; the test set of a seed is the networks left after the first"

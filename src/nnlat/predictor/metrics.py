@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from scipy.stats import spearmanr
 
 ArrayLike = Sequence[float] | np.ndarray
 
@@ -65,3 +66,17 @@ def accuracy_report(measured: ArrayLike, predicted: ArrayLike) -> dict[str, floa
         "acc_5": acc_within(measured, predicted, 0.05),
         "acc_10": acc_within(measured, predicted, 0.10),
     }
+
+
+def spearman(measured: ArrayLike, predicted: ArrayLike) -> float:
+    """Spearman's rank correlation; 0 for a constant prediction (it ranks nothing).
+
+    Example:
+        >>> spearman([1.0, 2.0, 3.0], [10.0, 30.0, 20.0])
+        0.5
+        >>> spearman([1.0, 2.0], [5.0, 5.0])
+        0.0
+    """
+    if np.ptp(np.asarray(predicted, dtype=np.float64)) == 0:
+        return 0.0
+    return float(spearmanr(measured, predicted).statistic)

@@ -1,10 +1,10 @@
 """Transfer learning (NNLQP §6.2, §8.6): fine-tune a pre-trained predictor on k samples.
 
-:func:`fine_tune` starts from a trained :class:`Predictor` and fine-tunes *all* its
-parameters (backbone and heads) on a few records of an unseen model family and/or an
-unseen platform; a platform it has no head for gets a new head, initialised from the
-existing head whose predictions best match the new latencies. The pre-trained
-predictor is left untouched. :func:`from_scratch` trains a fresh predictor on the same
+:func:`fine_tune` starts from a trained :class:`Predictor` and fine-tunes all its
+parameters (backbone and heads), or only the heads, on a few records of an unseen model
+family and/or an unseen platform; a platform it has no head for gets a new head,
+initialised from the existing head whose predictions best match the new latencies. The
+pre-trained predictor is left untouched. :func:`from_scratch` trains a fresh predictor on the same
 records under the same settings policy (:func:`transfer_settings`), the baseline that
 transfer is compared with in the paper's Figures 6-7.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -109,24 +109,64 @@ def _add_head(predictor: Predictor, records: Sequence[LatencyRecord]) -> dict[st
     return {"copied_from": predictor.platforms[source], "scale": float(np.exp(log_shift))}
 
 
+def with_new_heads(
+    predictor: Predictor, records: Sequence[LatencyRecord], seed: int = 0
+) -> tuple[Predictor, dict[str, dict[str, Any]]]:
+    """A copy of ``predictor`` with a head for each platform of ``records`` it lacks.
+
+    Each new head is a copy of the existing head whose predictions on that platform's
+    records are closest up to a constant factor, with that factor folded into its last
+    bias (so a platform 3x slower starts 3x slower): on its own, the zero-training
+    baseline of few-shot adaptation. ``predictor`` is not modified.
+
+    Returns:
+        The copy and, per new platform, ``{"copied_from": platform, "scale": factor}``.
+
+    Raises:
+        PredictorError: a new platform for a network without heads.
+    """
+    tuned = Predictor(
+        predictor.schema,  # frozen: shared, never modified
+        copy.deepcopy(predictor.net),
+        predictor.network,
+        predictor.platforms,  # Predictor copies the list
+        predictor.info,
+    )
+    torch.manual_seed(seed)  # add_head draws weights before they are overwritten
+    new_heads = {
+        platform: _add_head(tuned, [r for r in records if r.platform == platform])
+        for platform in sorted({r.platform for r in records})
+        if platform not in tuned.platforms
+    }
+    return tuned, new_heads
+
+
+def _train_only_heads(net: nn.Module, heads: Sequence[int]) -> None:
+    """Freeze every parameter of ``net`` except those of the given heads."""
+    net.requires_grad_(False)
+    for index in heads:
+        net.heads[index].requires_grad_(True)
+
+
 def fine_tune(
     predictor: Predictor,
     records: Sequence[LatencyRecord],
     *,
     settings: TrainSettings | None = None,
+    part: Literal["all", "heads"] = "all",
     on_epoch: OnEpoch | None = None,
 ) -> tuple[Predictor, TrainResult]:
     """A copy of ``predictor`` fine-tuned on ``records`` (NNLQP §6.2 transfer learning).
 
     ``predictor`` itself is not modified. The copy keeps its feature schema (operators
     it never saw fall into ``<other>``), so the pre-trained network reads the new graphs
-    as it was trained to. Every platform of ``records`` without a head gets one, copied
-    from the existing head whose predictions on those records are closest up to a
-    constant factor, with that factor folded into its last bias (so a platform 3x
-    slower starts 3x slower); it is appended to ``platforms``. Then all parameters,
-    backbone and heads, are trained on ``records`` with :func:`transfer_settings`:
-    early stopping on a validation share of the graphs when there are at least
-    :data:`MIN_RECORDS_FOR_VALIDATION` records, a fixed number of epochs otherwise.
+    as it was trained to. Every platform of ``records`` without a head gets one
+    (:func:`with_new_heads`), appended to ``platforms``. Then the parameters are trained
+    on ``records`` with :func:`transfer_settings`: early stopping on a validation share
+    of the graphs when there are at least :data:`MIN_RECORDS_FOR_VALIDATION` records, a
+    fixed number of epochs otherwise. ``part="all"`` trains backbone and heads;
+    ``part="heads"`` only the heads of the records' platforms (the backbone's graph
+    embedding stays as pre-trained, which a handful of samples cannot disturb).
     ``info["fine_tuned_on"]`` describes the transfer, ``info["pretrained"]`` keeps the
     pre-trained predictor's info.
 
@@ -134,6 +174,7 @@ def fine_tune(
         predictor: the pre-trained predictor.
         records: the k samples of the unseen family and/or platform.
         settings: training settings (default :data:`FINE_TUNE_SETTINGS`).
+        part: ``all`` parameters or only the ``heads`` of the records' platforms.
         on_epoch: progress callback.
 
     Returns:
@@ -158,26 +199,20 @@ def fine_tune(
     if not records:
         raise PredictorError("no records to fine-tune on: measure some models first")
     settings = transfer_settings(len(records), settings)
-    tuned = Predictor(
-        predictor.schema,  # frozen: shared, never modified
-        copy.deepcopy(predictor.net),
-        predictor.network,
-        predictor.platforms,  # Predictor copies the list
-        predictor.info,
-    )
-    torch.manual_seed(settings.seed)  # add_head draws weights before they are overwritten
-    new_heads = {
-        platform: _add_head(tuned, [r for r in records if r.platform == platform])
-        for platform in sorted({r.platform for r in records})
-        if platform not in tuned.platforms
-    }
-    result = tuned.train(records, settings, on_epoch)
+    tuned, new_heads = with_new_heads(predictor, records, settings.seed)
+    if part == "heads":
+        _train_only_heads(tuned.net, [tuned.head(p) for p in {r.platform for r in records}])
+    try:
+        result = tuned.train(records, settings, on_epoch)
+    finally:
+        tuned.net.requires_grad_(True)
     trained_on = tuned.info.pop("trained_on")
     unseen = {op for r in records for op in tuned.schema.encode(r.raw).unseen_ops}
     tuned.info = {
         "fine_tuned_on": {
             **trained_on,
             "platforms": sorted({r.platform for r in records}),
+            "part": part,
             "new_heads": new_heads,
             "unseen_ops": sorted(unseen),
         },

@@ -1,0 +1,225 @@
+"""``nnlat eval brpnas-nb201`` and ``nnlat eval few-shot``: protocols on published data.
+
+Both read the published latency tables of ``../shared/datasets/`` (or any file of that
+shape). ``brpnas-nb201`` runs on the networks imported into the database (ONNX graphs)
+or, with ``--cells FILE``, on the file's cell graphs directly; ``few-shot`` always works
+on cell graphs read from its files, so nothing needs importing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from nnlat.cli.db_cmd import DbUrlOption
+from nnlat.cli.eval_cmd import MethodsOption, OutOption, ReportOnlyOption, _command, _records, app
+from nnlat.cli.output import print_json, progress_bar, stdout, user_errors
+
+LATBENCH_CPU = "desktop_cpu_i7_7820x-latbench1.0-fp32"
+
+
+def _ints(text: str) -> list[int]:
+    return [int(s) for s in text.split(",") if s.strip()]
+
+
+@app.command("brpnas-nb201")
+def brpnas_nb201_command(
+    ctx: typer.Context,
+    platform: Annotated[
+        str | None,
+        typer.Option(
+            "--platform",
+            "-p",
+            help="An imported NAS-Bench-201 platform (default: LatBench's desktop CPU), or "
+            "with --cells a column of the file (default: its only one).",
+        ),
+    ] = None,
+    cells: Annotated[
+        Path | None,
+        typer.Option(
+            "--cells",
+            exists=True,
+            dir_okay=False,
+            help="Read this published NAS-Bench-201 CSV and train on its cell graphs "
+            "(nothing imported; every architecture of the file).",
+        ),
+    ] = None,
+    methods: MethodsOption = "gcn,nnlp,lr,xgboost,layerwise,gcn-identity,gcn-random",
+    seeds: Annotated[
+        str, typer.Option("--seeds", help="Draws to average, comma-separated.")
+    ] = "0,1,2",
+    train_sizes: Annotated[
+        str, typer.Option("--train-sizes", help="Training networks per draw, comma-separated.")
+    ] = "900",
+    epochs: Annotated[
+        int | None, typer.Option("--epochs", min=1, help="Cap graph methods' epochs (quick run).")
+    ] = None,
+    largest: Annotated[
+        int,
+        typer.Option(
+            "--test-after", min=1, help="Test on each draw's networks after this many + 100."
+        ),
+    ] = 2000,
+    out: OutOption = Path("reports/brpnas_nb201"),
+    report_only: ReportOnlyOption = False,
+    db: DbUrlOption = None,
+) -> None:
+    """Reproduce BRP-NAS (Yue 2021) on published NAS-Bench-201 latencies: 900/100/rest.
+
+    On ONNX graphs, import the data first: `nnlat dataset import
+    latbench_desktop_cpu_i7_7820x_fp32_ms.csv --space nas-bench-201`. With `--cells` the
+    file is read directly.
+    """
+    from nnlat.datasets.cell_graphs import cell_archs, cell_records
+    from nnlat.datasets.published import read_latency_table
+    from nnlat.predictor.brpnas_study import (
+        VALIDATION,
+        brpnas_markdown,
+        brpnas_study,
+        nasbench201_archs,
+        read_results,
+    )
+    from nnlat.store import Store
+
+    chosen = [m.strip() for m in methods.split(",") if m.strip()]
+    sizes, draws = _ints(train_sizes), _ints(seeds)
+    jsonl = out.with_suffix(".jsonl")
+    graphs = "cell graphs" if cells else "networks with a distinct ONNX graph"
+    with user_errors():
+        if report_only:
+            results, count = read_results(jsonl), 0
+        else:
+            with progress_bar() as progress:
+                if cells is not None:
+                    table = read_latency_table(cells, "nas-bench-201")
+                    if platform is None and len(table.devices) > 1:
+                        columns = ", ".join(d.column for d in table.devices)
+                        raise typer.BadParameter(f"choose a device with -p: {columns}")
+                    platform = platform or table.devices[0].column
+                    records, archs = cell_records(table, platform), cell_archs(table)
+                else:
+                    platform = platform or LATBENCH_CPU
+                    records = _records(db, [platform], progress)
+                    with Store.open(db) as store:
+                        archs = nasbench201_archs(store)
+                if not records:
+                    raise typer.BadParameter(f"no measurements on {platform}: import them first")
+                task = progress.add_task("runs", total=len(chosen) * len(sizes) * len(draws))
+                jsonl.parent.mkdir(parents=True, exist_ok=True)
+                results = brpnas_study(
+                    records, archs, chosen, draws, sizes, results_path=jsonl,
+                    epochs=epochs, largest=largest,
+                    on_result=lambda r: progress.update(
+                        task, advance=1, description=f"{r.method} n={r.train_size} s={r.seed}"
+                    ),
+                )  # fmt: skip
+            count = len(records)
+        count = count or (results[0].test_size + results[0].largest + VALIDATION if results else 0)
+        device = platform or LATBENCH_CPU
+        markdown = brpnas_markdown(results, _command(ctx), device, count, graphs)
+        out.with_suffix(".md").write_text(markdown)
+    stdout.print(f"wrote {out.with_suffix('.md')}")
+
+
+def _names(text: str | None) -> list[str] | None:
+    return [s.strip() for s in text.split(",") if s.strip()] if text else None
+
+
+@app.command("few-shot")
+def few_shot_command(
+    ctx: typer.Context,
+    space: Annotated[str, typer.Option("--space", "-s", help="nas-bench-201 or fbnet.")],
+    train_file: Annotated[
+        Path,
+        typer.Option("--train-file", exists=True, dir_okay=False, help="Pre-train on this CSV."),
+    ],
+    target_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--target-file",
+            exists=True,
+            dir_okay=False,
+            help="Adapt to this CSV's devices (default: the train file's, each left out in turn).",
+        ),
+    ] = None,
+    train_devices: Annotated[
+        str | None, typer.Option("--train-devices", help="Columns to pre-train on (default: all).")
+    ] = None,
+    target_devices: Annotated[
+        str | None, typer.Option("--target-devices", help="Columns to adapt to (default: all).")
+    ] = None,
+    shots: Annotated[
+        str, typer.Option("--shots", help="k values, comma-separated.")
+    ] = "3,10,32,100",
+    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Draws of the k shots.")] = 1,
+    modes: Annotated[
+        str, typer.Option("--modes", help="shift, heads, all (comma-separated).")
+    ] = "shift,heads,all",
+    train_archs: Annotated[
+        int, typer.Option("--train-archs", min=1, help="Architectures per training device.")
+    ] = 900,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Report stem: STEM.md and STEM.jsonl (resumes)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Adapt a multi-device predictor to unseen devices from k samples (HELP, MAPLE).
+
+    Pre-trains on the train file's devices (900 architectures each), adapts to each target
+    device from k of its latencies and prints Acc(10 %), Acc(5 %), MAPE and Spearman on
+    the target's other architectures. Example: `nnlat eval few-shot -s nas-bench-201
+    --train-file help_latency_ms.csv --shots 3,10`.
+    """
+    from dataclasses import asdict
+
+    import platformdirs
+
+    from nnlat.datasets.published import read_latency_table
+    from nnlat.predictor.few_shot import few_shot_markdown, few_shot_study, summary
+
+    with user_errors():
+        train = read_latency_table(train_file, space)
+        target = read_latency_table(target_file, space) if target_file else train
+        jsonl = out.with_suffix(".jsonl") if out else None
+        if jsonl is not None:
+            jsonl.parent.mkdir(parents=True, exist_ok=True)
+        cache = Path(platformdirs.user_cache_dir("nnlat", appauthor=False))
+        with progress_bar(as_json) as progress:
+            task = progress.add_task("few-shot", total=None)
+
+            def on_pretrain(pool: list[str]):  # type: ignore[no-untyped-def]
+                progress.update(task, description=f"pre-training on {len(pool)} devices")
+                return lambda epoch, loss, valid: progress.update(
+                    task, description=f"pre-training on {len(pool)} devices, epoch {epoch}"
+                )
+
+            results = few_shot_study(
+                train, target,
+                train_devices=_names(train_devices), target_devices=_names(target_devices),
+                shots=_ints(shots), seeds=range(seeds), modes=_names(modes) or [],
+                train_archs=train_archs, results_path=jsonl,
+                pretrained_dir=cache / "few-shot",
+                on_pretrain=on_pretrain,
+                on_result=lambda r: progress.update(
+                    task, advance=1, description=f"{r.target} k={r.shots} {r.mode}"
+                ),
+            )  # fmt: skip
+        if out is not None:
+            out.with_suffix(".md").write_text(few_shot_markdown(results, _command(ctx)))
+    if as_json:
+        print_json({"summary": summary(results), "results": [asdict(r) for r in results]})
+        return
+    table = Table("k", "mode", "devices", "Acc(10 %)", "Acc(5 %)", "MAPE", "Spearman")
+    for row in summary(results):
+        table.add_row(
+            str(row["shots"]), row["mode"], str(row["targets"]),
+            f"{row['acc_10'] * 100:.1f}", f"{row['acc_5'] * 100:.1f}",
+            f"{row['mape'] * 100:.1f} %", f"{row['spearman']:.3f}",
+        )  # fmt: skip
+    stdout.print(table)
+    if out is not None:
+        stdout.print(f"wrote {out.with_suffix('.md')}")

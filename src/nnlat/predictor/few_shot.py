@@ -1,0 +1,383 @@
+"""Few-shot adaptation to an unseen device (HELP; MAPLE Table 1), on published tables.
+
+The protocol of MAPLE (§4, Table 1), which follows HELP: pre-train one multi-platform
+predictor on 900 architectures of each training device; show it k latencies of a device
+it has never seen; predict that device's other architectures. When the target device is
+one of the training file's devices, it is left out of the pool it is adapted from
+(leave-one-device-out), together with the other batch sizes of the same hardware
+(``1080ti_32`` when the target is ``1080ti_1``): those would make it a seen device.
+
+Graphs are the architectures' cell graphs (:mod:`nnlat.datasets.cell_graphs`), read
+straight from the CSV files. Adaptation sees the k latencies and nothing else of the
+target; three ways to use them are compared (:data:`MODES`):
+
+* ``shift``: a new head copied from the training head that best matches the k latencies
+  up to a constant factor, with that factor folded in; no training (the baseline);
+* ``heads``: that head, then fine-tuned on the k samples with the backbone frozen;
+* ``all``: that head, then backbone and heads fine-tuned on the k samples.
+
+For a seed, the k shots are the first k of one random order of the target's
+architectures (so the 3 shots are among the 10, ...) and the test set is every
+architecture after the largest k: one test set for all k, modes and targets of a file.
+Pre-trained predictors are saved by what defines them and reused; results accumulate in
+a JSON-lines file, so an interrupted study resumes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nnlat.datasets.cell_graphs import cell_records
+from nnlat.datasets.published import LatencyTable
+from nnlat.datasets.training import LatencyRecord
+from nnlat.errors import NnlatError
+from nnlat.predictor.metrics import accuracy_report, spearman
+from nnlat.predictor.predictor import Predictor, to_data
+from nnlat.predictor.training import OnEpoch, TrainSettings, predict_log
+from nnlat.predictor.transfer import FINE_TUNE_SETTINGS, fine_tune, with_new_heads
+
+MODES = ("shift", "heads", "all")
+SHOTS = (3, 10, 32, 100)
+TRAIN_ARCHS = 900  # per training device, as MAPLE and HELP
+# Pre-training sees ~10,000 small graphs: bigger batches than NNLQP's 16 keep an epoch
+# to a few seconds on a CPU, and the validation MAPE flattens within ~50 epochs.
+PRETRAIN_SETTINGS = TrainSettings(epochs=80, batch_size=64, patience=12)
+# Adapting to k samples: one Adam step per epoch (k ≤ batch), a tenth of NNLQP's learning
+# rate, few epochs. Noisy devices (the HELP CPUs and phones, ±10 % between repeated
+# architectures) punish anything faster: on silver_4114 (our development target, k = 3 to
+# 100), lr 3e-4 for 100 epochs lost 5-20 points of Acc(10 %) to the plain shift, while
+# 1e-4 for 30 epochs stayed within 2 points of it or above.
+ADAPT_SETTINGS = FINE_TUNE_SETTINGS.model_copy(update={"lr": 1e-4, "epochs": 30, "batch_size": 128})
+# Published means over leave-one-device-out targets: (method, shots) → (Acc(10 %), Spearman).
+PUBLISHED: dict[int, list[tuple[str, float | None, float | None]]] = {
+    3: [("MAPLE", 0.87, None)],
+    10: [("MAPLE", 0.93, None), ("HELP (in MAPLE)", 0.81, None), ("HELP", None, 0.932)],
+}
+
+OnResult = Callable[["FewShotResult"], None]
+# Called when pre-training for a pool starts: (pool) → an epoch callback (or None).
+OnPretrain = Callable[[Sequence[str]], OnEpoch | None]
+
+
+class FewShotError(NnlatError):
+    """The study cannot run as asked (devices, shots, spaces)."""
+
+
+@dataclass(frozen=True)
+class FewShotResult:
+    """One target device, one k, one mode, one seed.
+
+    Attributes:
+        target: the target device (its column in the target file).
+        shots: k, the target latencies adaptation saw.
+        seed: the draw of the shots.
+        mode: a name of :data:`MODES`.
+        pool: the training devices the predictor was pre-trained on.
+        test_size: target architectures tested.
+        metrics: ``mape``, ``rmspe``, ``acc_1``, ``acc_5``, ``acc_10`` and ``spearman``.
+        copied_from: the training device whose head the new head started from.
+        seconds: adaptation time.
+    """
+
+    target: str
+    shots: int
+    seed: int
+    mode: str
+    pool: list[str]
+    test_size: int
+    metrics: dict[str, float]
+    copied_from: str
+    seconds: float
+
+
+def training_pool(
+    train: LatencyTable, devices: Sequence[str], target: LatencyTable, name: str
+) -> list[str]:
+    """The training devices minus every column of the target's own hardware.
+
+    Platform names carry the dataset (``1080ti-help1.0-fp32``), so a device of another
+    file is never mistaken for a training one.
+
+    Example:
+        >>> import numpy as np
+        >>> from pathlib import Path
+        >>> from nnlat.datasets.published import device_column
+        >>> cols = [device_column(c, "help") for c in ("1080ti_1", "1080ti_32", "pixel3")]
+        >>> t = LatencyTable(Path("help.csv"), "fbnet", [], [], cols, np.zeros((0, 3)))
+        >>> training_pool(t, ["1080ti_1", "1080ti_32", "pixel3"], t, "1080ti_32")
+        ['pixel3']
+    """
+    hardware = target.device(name).platform.name
+    return [d for d in devices if train.device(d).platform.name != hardware]
+
+
+def _pretrain_key(
+    train: LatencyTable, pool: Sequence[str], archs: int, network: str,
+    config: dict[str, Any], settings: TrainSettings,
+) -> str:  # fmt: skip
+    what = [train.path.name, len(train.archs), sorted(pool), archs, network, config]
+    what.append(settings.model_dump(exclude={"device"}))
+    return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def pretrain(
+    train: LatencyTable,
+    pool: Sequence[str],
+    *,
+    archs: int = TRAIN_ARCHS,
+    network: str = "nnlp",
+    config: dict[str, Any] | None = None,
+    settings: TrainSettings = PRETRAIN_SETTINGS,
+    cache_dir: Path | None = None,
+    on_epoch: OnEpoch | None = None,
+) -> Predictor:
+    """One predictor with a head per device of ``pool``, on ``archs`` architectures each.
+
+    The architectures are ``train.sample(archs)`` (the same ids for every device). With
+    ``cache_dir`` the predictor is saved under a key of everything above and loaded
+    instead of retrained next time.
+    """
+    key = _pretrain_key(train, pool, archs, network, config or {}, settings)
+    saved = cache_dir / key if cache_dir is not None else None
+    if saved is not None and (saved / "predictor.json").exists():
+        return Predictor.load(saved)
+    sample = train.sample(archs)
+    records = [r for device in pool for r in cell_records(sample, device)]
+    predictor, _ = Predictor.fit(
+        records, network=network, settings=settings, config=config, on_epoch=on_epoch
+    )
+    if saved is not None:
+        predictor.save(saved)
+    return predictor
+
+
+def adapt(
+    predictor: Predictor, shots: Sequence[LatencyRecord], mode: str, seed: int
+) -> tuple[Predictor, str]:
+    """``predictor`` adapted to the platform of ``shots`` (records) in ``mode``.
+
+    Returns:
+        The adapted copy and the platform whose head the new one started from.
+    """
+    if mode == "shift":
+        adapted, heads = with_new_heads(predictor, shots, seed)
+    else:
+        settings = ADAPT_SETTINGS.model_copy(update={"seed": seed})
+        part = "heads" if mode == "heads" else "all"
+        adapted, _ = fine_tune(predictor, shots, settings=settings, part=part)
+        heads = adapted.info["fine_tuned_on"]["new_heads"]
+    return adapted, heads[shots[0].platform]["copied_from"]
+
+
+def read_results(path: Path) -> list[FewShotResult]:
+    """The results a previous run wrote (none if the file does not exist)."""
+    if not path.exists():
+        return []
+    return [FewShotResult(**json.loads(line)) for line in path.read_text().splitlines() if line]
+
+
+def _check(
+    train: LatencyTable, target: LatencyTable, shots: Sequence[int], modes: Sequence[str]
+) -> None:
+    if train.space != target.space:
+        raise FewShotError(f"train file is {train.space}, target file {target.space}: one space")
+    unknown = sorted(set(modes) - set(MODES))
+    if unknown or not modes:
+        raise FewShotError(f"unknown modes {unknown}; known: {', '.join(MODES)}")
+    if not shots or min(shots) < 1:
+        raise FewShotError(f"shots must be positive counts, got {list(shots)}")
+
+
+def few_shot_study(
+    train: LatencyTable,
+    target: LatencyTable,
+    *,
+    train_devices: Sequence[str] | None = None,
+    target_devices: Sequence[str] | None = None,
+    shots: Sequence[int] = SHOTS,
+    seeds: Sequence[int] = (0,),
+    modes: Sequence[str] = MODES,
+    train_archs: int = TRAIN_ARCHS,
+    network: str = "nnlp",
+    config: dict[str, Any] | None = None,
+    pretrain_settings: TrainSettings = PRETRAIN_SETTINGS,
+    results_path: Path | None = None,
+    pretrained_dir: Path | None = None,
+    on_result: OnResult | None = None,
+    on_pretrain: OnPretrain | None = None,
+) -> list[FewShotResult]:
+    """Run every (target, k, mode, seed) not yet in ``results_path``; return them all.
+
+    Args:
+        train: the table the predictor is pre-trained on.
+        target: the table of the devices to adapt to (may be ``train``: then each target
+            is left out of its own pool).
+        train_devices, target_devices: columns to use (default: all of each file).
+        shots: the k values.
+        seeds: draws of the shots (pre-training is the same for all).
+        modes: names from :data:`MODES`.
+        train_archs: architectures per training device.
+        network, config, pretrain_settings: the predictor and how it is pre-trained.
+        results_path: JSON lines to resume from and append to.
+        pretrained_dir: where pre-trained predictors are kept between runs.
+        on_result: called after each new result.
+        on_pretrain: called before each pre-training; returns its epoch callback.
+
+    Raises:
+        FewShotError: different spaces, unknown modes, an empty pool, too few target
+            architectures for the largest k.
+        PublishedDataError: an unknown device.
+    """
+    _check(train, target, shots, modes)
+    train_devices = list(train_devices or [d.column for d in train.devices])
+    target_devices = list(target_devices or [d.column for d in target.devices])
+    for name in train_devices:
+        train.device(name)  # unknown names fail before any training
+    results = read_results(results_path) if results_path else []
+    done = {(r.target, r.shots, r.seed, r.mode, tuple(r.pool)) for r in results}
+    most = max(shots)
+    for name in target_devices:
+        pool = training_pool(train, train_devices, target, name)
+        if not pool:
+            raise FewShotError(f"no training device is left once {name!r} is held out")
+        todo = [
+            (seed, k, mode)
+            for seed in seeds for k in shots for mode in modes
+            if (name, k, seed, mode, tuple(pool)) not in done
+        ]  # fmt: skip
+        if not todo:
+            continue
+        records = cell_records(target, name)
+        if len(records) <= most:
+            raise FewShotError(f"{name} has {len(records)} architectures: too few for k={most}")
+        epochs = on_pretrain(pool) if on_pretrain is not None else None
+        predictor = pretrain(
+            train, pool, archs=train_archs, network=network, config=config,
+            settings=pretrain_settings, cache_dir=pretrained_dir, on_epoch=epochs,
+        )  # fmt: skip
+        new_head = len(predictor.platforms)  # every adapted copy appends exactly one head
+        for seed in sorted({s for s, _, _ in todo}):
+            order = np.random.default_rng(seed).permutation(len(records))
+            test = [records[i] for i in order[most:]]
+            data = [to_data(predictor.schema.encode(r.raw), new_head) for r in test]
+            truth = np.array([r.latency_ms for r in test])
+            for _, k, mode in [t for t in todo if t[0] == seed]:
+                start = time.perf_counter()
+                adapted, source = adapt(predictor, [records[i] for i in order[:k]], mode, seed)
+                predicted = np.exp(predict_log(adapted.net, data))
+                metrics = accuracy_report(truth, predicted)
+                metrics["spearman"] = spearman(truth, predicted)
+                result = FewShotResult(
+                    name, k, seed, mode, pool, len(test), metrics, source,
+                    time.perf_counter() - start,
+                )  # fmt: skip
+                results.append(result)
+                if results_path is not None:
+                    with results_path.open("a") as handle:
+                        handle.write(json.dumps(asdict(result)) + "\n")
+                if on_result is not None:
+                    on_result(result)
+    return results
+
+
+def summary(results: Sequence[FewShotResult]) -> list[dict[str, Any]]:
+    """Per (mode, k): the metrics' mean over target devices (each first averaged over seeds).
+
+    Example:
+        >>> r = FewShotResult("a", 3, 0, "heads", ["b"], 9, {"acc_10": 0.5}, "b", 0.1)
+        >>> summary([r, FewShotResult(**{**asdict(r), "target": "c", "metrics": {"acc_10": 1.0}})])
+        [{'mode': 'heads', 'shots': 3, 'targets': 2, 'acc_10': 0.75}]
+    """
+    rows = []
+    for mode, k in sorted(
+        {(r.mode, r.shots) for r in results}, key=lambda t: (t[1], MODES.index(t[0]))
+    ):
+        group = [r for r in results if (r.mode, r.shots) == (mode, k)]
+        targets = sorted({r.target for r in group})
+        row: dict[str, Any] = {"mode": mode, "shots": k, "targets": len(targets)}
+        for metric in group[0].metrics:
+            per_target = [
+                statistics.mean(r.metrics[metric] for r in group if r.target == t) for t in targets
+            ]
+            row[metric] = statistics.mean(per_target)
+        rows.append(row)
+    return rows
+
+
+def _published(k: int) -> str:
+    cells = [
+        f"{who}: " + ", ".join(
+            f"{label} {value:g}"
+            for label, value in (("Acc(10 %)", acc), ("Spearman", rho))
+            if value is not None
+        )
+        for who, acc, rho in PUBLISHED.get(k, [])
+    ]  # fmt: skip
+    return "; ".join(cells) or "–"
+
+
+def few_shot_markdown(results: Sequence[FewShotResult], command: str) -> str:
+    """The report: means over target devices per (k, mode), then every device.
+
+    Example:
+        >>> r = FewShotResult("a", 3, 0, "shift", ["b"], 9,
+        ...                   {"acc_5": 0.2, "acc_10": 0.5, "mape": 0.1, "spearman": 0.9}, "b", 0.1)
+        >>> "| 3 | shift | 1 | 50.0 | 20.0 | 10.0 % | 0.900 |" in few_shot_markdown([r], "nnlat")
+        True
+    """
+    seeds = sorted({r.seed for r in results})
+    lines = [
+        "# Few-shot adaptation to unseen devices (HELP / MAPLE protocol)",
+        "",
+        f"Made by `{command}`. Each target device is predicted by a predictor pre-trained"
+        " on the other devices (leave-one-device-out; other batch sizes of the same hardware"
+        " left out too) and adapted from k of the target's latencies; tested on the target's"
+        f" architectures after the largest k of each draw; seeds {seeds}, averaged per"
+        " device, then over devices. Modes: `shift` = closest training head rescaled (no"
+        " training), `heads` = that head fine-tuned, `all` = backbone and head fine-tuned.",
+        "",
+        "| k | mode | devices | Acc(10 %) | Acc(5 %) | MAPE | Spearman | published (mean) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in summary(results):
+        lines.append(
+            f"| {row['shots']} | {row['mode']} | {row['targets']} | {row['acc_10'] * 100:.1f} |"
+            f" {row['acc_5'] * 100:.1f} | {row['mape'] * 100:.1f} % | {row['spearman']:.3f} |"
+            f" {_published(row['shots'])} |"
+        )
+    shots = sorted({r.shots for r in results})
+    modes = [m for m in MODES if any(r.mode == m for r in results)]
+    lines += [
+        "",
+        "Per device: Acc(10 %) (Spearman) for each k; the head adapted from in brackets.",
+        "",
+        "| device | mode | " + " | ".join(f"k = {k}" for k in shots) + " | from |",
+        "|---|---|" + "---|" * len(shots) + "---|",
+    ]
+    for target in dict.fromkeys(r.target for r in results):
+        for mode in modes:
+            cells = []
+            for k in shots:
+                group = [r for r in results if (r.target, r.mode, r.shots) == (target, mode, k)]
+                if not group:
+                    cells.append("–")
+                    continue
+                acc = statistics.mean(r.metrics["acc_10"] for r in group)
+                rho = statistics.mean(r.metrics["spearman"] for r in group)
+                cells.append(f"{acc * 100:.1f} ({rho:.3f})")
+            sources = sorted(
+                {r.copied_from for r in results if (r.target, r.mode) == (target, mode)}
+            )
+            lines.append(
+                f"| {target} | {mode} | " + " | ".join(cells) + f" | {', '.join(sources)} |"
+            )
+    return "\n".join(lines) + "\n"

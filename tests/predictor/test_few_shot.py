@@ -1,0 +1,142 @@
+"""Few-shot adaptation to unseen devices: pools, draws, resuming, errors, the CLI."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from nnlat.cli.main import app
+from nnlat.datasets.published import LatencyTable, PublishedDataError, read_latency_table
+from nnlat.predictor.few_shot import (
+    FewShotError,
+    few_shot_markdown,
+    few_shot_study,
+    read_results,
+    summary,
+)
+from nnlat.predictor.models.arch_encoding import op_counts
+from nnlat.predictor.training import TrainSettings
+from nnlat.zoo.nasbench201 import arch_string
+
+OPS = ("skip_connect", "nor_conv_1x1", "nor_conv_3x3", "avg_pool_3x3")
+GPU_MS = np.array([0.1, 0.5, 1.5, 0.3, 0.2, 0.7, 1.9, 0.4, 0.3, 0.9, 2.4, 0.5, 2.0])
+# The CPU's costs rank operations unlike the GPU's (pooling dear, convolutions cheap).
+CPU_MS = np.array([0.3, 0.2, 0.4, 2.5, 0.3, 0.3, 0.5, 3.1, 0.4, 0.4, 0.6, 3.9, 3.0])
+QUICK = TrainSettings(epochs=60, batch_size=16, valid_fraction=0.0, device="cpu")
+TINY = {"hidden": 16, "layers": 2}
+
+
+def archs(count: int) -> list[str]:
+    cells = list(itertools.islice(itertools.product(OPS, repeat=6), 0, count * 53, 53))
+    return [
+        arch_string([[(c[0], 0)], [(c[1], 0), (c[2], 1)], [(c[3], 0), (c[4], 1), (c[5], 2)]])
+        for c in cells
+    ]
+
+
+@pytest.fixture(scope="module")
+def help_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two batch sizes of one GPU, a CPU, and a phone exactly 3x slower than the CPU."""
+    rows = []
+    for i, arch in enumerate(archs(48)):
+        gpu, cpu = float(op_counts(arch) @ GPU_MS), float(op_counts(arch) @ CPU_MS)
+        rows.append(f"{i},{arch},{gpu:.5f},{gpu / 4:.5f},{cpu:.5f},{3 * cpu:.5f}")
+    path = tmp_path_factory.mktemp("help") / "help_latency_ms.csv"
+    path.write_text("nb201_idx,arch_str,gpu_1,gpu_32,cpu,phone\n" + "\n".join(rows) + "\n")
+    return path
+
+
+def study(table: LatencyTable, tmp_path: Path, **kwargs):  # type: ignore[no-untyped-def]
+    options = {
+        "shots": (3, 5), "seeds": (0, 1), "train_archs": 30, "config": TINY,
+        "pretrain_settings": QUICK, "results_path": tmp_path / "r.jsonl",
+        "pretrained_dir": tmp_path / "pretrained",
+    }  # fmt: skip
+    return few_shot_study(table, table, **{**options, **kwargs})
+
+
+def test_each_device_is_left_out_with_its_other_batch_sizes_and_results_resume(
+    help_file: Path, tmp_path: Path
+) -> None:
+    table = read_latency_table(help_file, "nas-bench-201")
+    pretrained: list[list[str]] = []
+    results = study(table, tmp_path, on_pretrain=lambda pool: pretrained.append(list(pool)))
+    pools = {r.target: r.pool for r in results}
+    assert pools == {
+        "gpu_1": ["cpu", "phone"],  # gpu_32 is the same hardware: left out too
+        "gpu_32": ["cpu", "phone"],
+        "cpu": ["gpu_1", "gpu_32", "phone"],
+        "phone": ["gpu_1", "gpu_32", "cpu"],
+    }
+    assert len(results) == 4 * 2 * 2 * 3  # targets × k × seeds × modes
+    assert {r.test_size for r in results} == {48 - 5}  # one test set: after the largest k
+    assert {r.copied_from for r in results if r.target == "phone"} == {"cpu"}  # 3x the CPU
+    assert all(0 <= r.metrics["acc_10"] <= 1 and -1 <= r.metrics["spearman"] <= 1 for r in results)
+    # One pre-training per distinct pool, saved; gpu_1 and gpu_32 share theirs.
+    assert len(pretrained) == 4 and len(list((tmp_path / "pretrained").iterdir())) == 3
+    lines = (tmp_path / "r.jsonl").read_text().splitlines()
+    again = study(table, tmp_path, on_pretrain=lambda pool: pytest.fail("retrained"))
+    assert (tmp_path / "r.jsonl").read_text().splitlines() == lines
+    assert again == results == read_results(tmp_path / "r.jsonl")
+    rows = summary(results)
+    assert [(row["shots"], row["mode"]) for row in rows] == [
+        (3, "shift"), (3, "heads"), (3, "all"), (5, "shift"), (5, "heads"), (5, "all"),
+    ]  # fmt: skip
+    assert all(row["targets"] == 4 for row in rows)
+    table_md = few_shot_markdown(results, "nnlat eval few-shot")
+    assert "| phone | shift |" in table_md and "MAPLE: Acc(10 %) 0.87" in table_md
+
+
+def test_the_shots_of_a_seed_are_nested_and_differ_between_seeds(
+    help_file: Path, tmp_path: Path
+) -> None:
+    table = read_latency_table(help_file, "nas-bench-201")
+    results = study(table, tmp_path, target_devices=["phone"], modes=["shift"], shots=(3, 40))
+    by = {(r.shots, r.seed): r for r in results}
+    # the shift is fitted on the shots alone: more shots move it, another draw moves it
+    assert by[3, 0].metrics != by[40, 0].metrics and by[3, 0].metrics != by[3, 1].metrics
+
+
+def test_impossible_studies_are_refused(help_file: Path, tmp_path: Path) -> None:
+    table = read_latency_table(help_file, "nas-bench-201")
+    fbnet = LatencyTable(help_file, "fbnet", [], [], [], np.zeros((0, 0)))
+    with pytest.raises(FewShotError, match="one space"):
+        few_shot_study(table, fbnet)
+    with pytest.raises(FewShotError, match="unknown modes"):
+        study(table, tmp_path, modes=["magic"])
+    with pytest.raises(FewShotError, match="too few for k=48"):
+        study(table, tmp_path, shots=(3, 48), target_devices=["cpu"])
+    with pytest.raises(FewShotError, match="no training device is left"):
+        study(table, tmp_path, train_devices=["gpu_1"], target_devices=["gpu_32"])
+    with pytest.raises(PublishedDataError, match="no device 'tpu'"):
+        study(table, tmp_path, train_devices=["tpu"])
+
+
+def test_cli_adapts_to_the_devices_of_another_file_and_prints_json(
+    help_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # pre-trained predictors
+    lines = help_file.read_text().splitlines()
+    new = tmp_path / "new_devices_ms.csv"
+    new.write_text("\n".join(["nb201_idx,arch_str,npu"] + [
+        ",".join([*line.split(",")[:2], str(0.5 * float(line.split(",")[4]))])
+        for line in lines[1:]
+    ]) + "\n")  # fmt: skip
+    args = ["eval", "few-shot", "-s", "nas-bench-201", "--train-file", str(help_file)]
+    args += ["--target-file", str(new), "--train-devices", "gpu_1,cpu", "--shots", "3"]
+    args += ["--modes", "shift,heads", "--train-archs", "20", "-o", str(tmp_path / "fs"), "--json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert [(r["target"], r["pool"], r["mode"]) for r in payload["results"]] == [
+        ("npu", ["gpu_1", "cpu"], "shift"), ("npu", ["gpu_1", "cpu"], "heads"),
+    ]  # fmt: skip
+    assert payload["results"][0]["copied_from"] == "cpu"
+    assert "nnlat eval few-shot" in (tmp_path / "fs.md").read_text()
+    bad = CliRunner().invoke(app, [*args[:6], "--target-devices", "tpu"])
+    assert bad.exit_code == 2 and "no device 'tpu'" in bad.output
