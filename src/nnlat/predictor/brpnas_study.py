@@ -25,11 +25,10 @@ rerunning skips what is there.
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +38,7 @@ from nnlat.errors import NnlatError
 from nnlat.predictor.metrics import accuracy_report, spearman
 from nnlat.predictor.models.arch_encoding import LayerwiseSum, OneHotLinear, OneHotXgboost
 from nnlat.predictor.predictor import Predictor
+from nnlat.predictor.results_file import read_jsonl, record_result
 from nnlat.predictor.training import TrainSettings, split_by_graph
 from nnlat.store import Store
 
@@ -161,9 +161,7 @@ def nasbench201_archs(store: Store) -> dict[str, str]:
 
 def read_results(path: Path) -> list[StudyResult]:
     """The results a previous run wrote (none if the file does not exist)."""
-    if not path.exists():
-        return []
-    return [StudyResult(**json.loads(line)) for line in path.read_text().splitlines() if line]
+    return read_jsonl(path, StudyResult)
 
 
 def brpnas_study(
@@ -217,12 +215,7 @@ def brpnas_study(
                 metrics["spearman"] = spearman(truth, predicted)
                 seconds = time.perf_counter() - start
                 result = StudyResult(method, size, seed, len(test_idx), metrics, seconds, largest)
-                results.append(result)
-                if results_path is not None:
-                    with results_path.open("a") as handle:
-                        handle.write(json.dumps(asdict(result)) + "\n")
-                if on_result is not None:
-                    on_result(result)
+                record_result(results, result, results_path, on_result)
     return results
 
 

@@ -10,10 +10,9 @@ so a stopped evaluation resumes where it stopped.
 from __future__ import annotations
 
 import inspect
-import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +22,7 @@ from nnlat.errors import NnlatError
 from nnlat.predictor.metrics import accuracy_report
 from nnlat.predictor.models.baselines import BASELINES
 from nnlat.predictor.predictor import Predictor
+from nnlat.predictor.results_file import read_jsonl, record_result
 from nnlat.predictor.training import TrainSettings
 
 # Graph-network methods: name → (registered network, configuration overrides). The
@@ -107,9 +107,7 @@ def _seeded(method: str) -> bool:
 
 def read_results(path: Path) -> list[FoldResult]:
     """The results saved so far in a JSON-Lines file (none if it does not exist)."""
-    if not path.exists():
-        return []
-    return [FoldResult(**json.loads(line)) for line in path.read_text().splitlines() if line]
+    return read_jsonl(path, FoldResult)
 
 
 def unseen_structure(
@@ -175,12 +173,6 @@ def unseen_structure(
                 predicted_ms=predicted.tolist(),
                 epochs=settings.epochs if method in GRAPH_METHODS else None,
             )
-            results.append(result)
-            if results_path is not None:
-                results_path.parent.mkdir(parents=True, exist_ok=True)
-                with results_path.open("a") as f:
-                    f.write(json.dumps(asdict(result)) + "\n")
-            if on_result is not None:
-                on_result(result)
+            record_result(results, result, results_path, on_result)
     wanted = [r for r in results if r.platform == platform and r.family in families]
     return [r for method in methods for r in wanted if r.method == method]

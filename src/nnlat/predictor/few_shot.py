@@ -30,7 +30,7 @@ import json
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ from nnlat.datasets.training import LatencyRecord
 from nnlat.errors import NnlatError
 from nnlat.predictor.metrics import accuracy_report, spearman
 from nnlat.predictor.predictor import Predictor, to_data
+from nnlat.predictor.results_file import read_jsonl, record_result
 from nnlat.predictor.training import OnEpoch, TrainSettings, predict_log
 from nnlat.predictor.transfer import FINE_TUNE_SETTINGS, fine_tune, with_new_heads
 
@@ -180,9 +181,7 @@ def adapt(
 
 def read_results(path: Path) -> list[FewShotResult]:
     """The results a previous run wrote (none if the file does not exist)."""
-    if not path.exists():
-        return []
-    return [FewShotResult(**json.loads(line)) for line in path.read_text().splitlines() if line]
+    return read_jsonl(path, FewShotResult)
 
 
 def _check(
@@ -280,12 +279,7 @@ def few_shot_study(
                     name, k, seed, mode, pool, len(test), metrics, source,
                     time.perf_counter() - start,
                 )  # fmt: skip
-                results.append(result)
-                if results_path is not None:
-                    with results_path.open("a") as handle:
-                        handle.write(json.dumps(asdict(result)) + "\n")
-                if on_result is not None:
-                    on_result(result)
+                record_result(results, result, results_path, on_result)
     return results
 
 

@@ -1,0 +1,73 @@
+"""Report: how well each device of a published table can be learned from its *own* data.
+
+Run:  python scripts/supervised_ceiling.py FILE.csv --space nas-bench-201 [--out FILE.md]
+
+For every device column: train on 900 of the device's own latencies (100 more for
+validation), test on the architectures after the first 1,000 of the draw — the BRP-NAS
+protocol of :mod:`nnlat.predictor.brpnas_study` on cell graphs — and print Acc(5/10 %),
+MAPE and Spearman. Few-shot adaptation (``nnlat eval few-shot``) sees k ≤ 100 latencies
+of a device, so this fully supervised figure bounds what it can hope for: a device whose
+repeated measurements scatter by more than 10 % cannot be predicted within 10 % by
+anything. ``--methods`` takes the study's method names (default: XGBoost on the one-hot
+cell, NAS-Bench-201 only; ``nnlp`` works for both spaces).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from pathlib import Path
+
+from nnlat.datasets.cell_graphs import cell_archs, cell_records
+from nnlat.datasets.published import read_latency_table
+from nnlat.predictor.brpnas_study import brpnas_study
+
+
+def ceiling_lines(path: Path, space: str, methods: list[str], seeds: list[int]) -> list[str]:
+    """The Markdown table: one row per (device, method), metrics averaged over seeds."""
+    table = read_latency_table(path, space)
+    archs = cell_archs(table)
+    lines = [
+        f"# Supervised ceiling per device: `{path.name}`",
+        "",
+        f"Made by `python scripts/supervised_ceiling.py {path.name} --space {space}"
+        f" --methods {','.join(methods)} --seeds {','.join(map(str, seeds))}`: 900 training"
+        " + 100 validation architectures of the device itself, tested on the rest of each"
+        f" draw; mean over seeds {seeds}.",
+        "",
+        "| device | method | test | Acc(5 %) | Acc(10 %) | MAPE | Spearman |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for device in table.devices:
+        records = cell_records(table, device.column)
+        results = brpnas_study(records, archs, methods, seeds, (900,), largest=900)
+        for method in methods:
+            group = [r for r in results if r.method == method]
+            mean = {k: statistics.mean(r.metrics[k] for r in group) for k in group[0].metrics}
+            lines.append(
+                f"| {device.column} | {method} | {group[0].test_size} |"
+                f" {mean['acc_5'] * 100:.1f} | {mean['acc_10'] * 100:.1f} |"
+                f" {mean['mape'] * 100:.1f} % | {mean['spearman']:.3f} |"
+            )
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("file", type=Path)
+    parser.add_argument("--space", required=True, choices=["nas-bench-201", "fbnet"])
+    parser.add_argument("--methods", default="xgboost")
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    methods = [m for m in args.methods.split(",") if m]
+    seeds = [int(s) for s in args.seeds.split(",") if s]
+    text = "\n".join(ceiling_lines(args.file, args.space, methods, seeds)) + "\n"
+    if args.out:
+        args.out.write_text(text)
+    else:
+        print(text, end="")
+
+
+if __name__ == "__main__":
+    main()
