@@ -11,13 +11,17 @@ import pytest
 from typer.testing import CliRunner
 
 from nnlat.cli.main import app
+from nnlat.datasets.cell_graphs import cell_records
 from nnlat.datasets.published import LatencyTable, PublishedDataError, read_latency_table
 from nnlat.predictor.few_shot import (
     FewShotError,
+    draw_shots,
     few_shot_markdown,
     few_shot_study,
+    pretrain,
     read_results,
     summary,
+    training_pool,
 )
 from nnlat.predictor.models.arch_encoding import op_counts
 from nnlat.predictor.training import TrainSettings
@@ -87,9 +91,9 @@ def test_each_device_is_left_out_with_its_other_batch_sizes_and_results_resume(
     assert [(row["shots"], row["mode"]) for row in rows] == [
         (3, "shift"), (3, "heads"), (3, "all"), (5, "shift"), (5, "heads"), (5, "all"),
     ]  # fmt: skip
-    assert all(row["targets"] == 4 for row in rows)
+    assert all(row["targets"] == 4 and row["choice"] == "random" for row in rows)
     table_md = few_shot_markdown(results, "nnlat eval few-shot")
-    assert "| phone | shift |" in table_md and "MAPLE: Acc(10 %) 0.87" in table_md
+    assert "| phone | random | shift |" in table_md and "MAPLE: Acc(10 %) 0.87" in table_md
 
 
 def test_the_shots_of_a_seed_are_nested_and_differ_between_seeds(
@@ -102,6 +106,30 @@ def test_the_shots_of_a_seed_are_nested_and_differ_between_seeds(
     assert by[3, 0].metrics != by[40, 0].metrics and by[3, 0].metrics != by[3, 1].metrics
 
 
+def test_spread_shots_span_the_predicted_latencies_and_are_tested_on_nothing_else(
+    help_file: Path, tmp_path: Path
+) -> None:
+    table = read_latency_table(help_file, "nas-bench-201")
+    results = study(table, tmp_path, target_devices=["phone"], modes=["shift"], choice="spread")
+    assert {(r.choice, r.test_size) for r in results if r.seed == 0} <= {
+        ("spread", n) for n in range(48 - 8, 48 - 5 + 1)
+    }  # the shots of k = 3 and 5 are left out of the test set, whether they overlap or not
+    pool = training_pool(table, ["gpu_1", "gpu_32", "cpu"], table, "phone")
+    predictor = pretrain(
+        table, pool, archs=30, config=TINY, settings=QUICK, cache_dir=tmp_path / "pretrained"
+    )
+    records = cell_records(table, "phone")
+    picks, test = draw_shots(predictor, records, (3, 5), 0, "spread")
+    speed = np.mean(
+        np.log(np.stack(list(predictor.predict_all([r.raw for r in records]).values()))), axis=0
+    )
+    rank = np.argsort(np.argsort(speed))  # 0 = predicted fastest
+    for k, chosen in picks.items():  # one shot per k-th of the ranking, fastest to slowest
+        assert [int(rank[i]) * k // len(records) for i in chosen] == list(range(k))
+    assert not set(test) & {i for chosen in picks.values() for i in chosen}
+    assert len(test) + len({i for c in picks.values() for i in c}) == len(records)
+
+
 def test_impossible_studies_are_refused(help_file: Path, tmp_path: Path) -> None:
     table = read_latency_table(help_file, "nas-bench-201")
     fbnet = LatencyTable(help_file, "fbnet", [], [], [], np.zeros((0, 0)))
@@ -109,6 +137,8 @@ def test_impossible_studies_are_refused(help_file: Path, tmp_path: Path) -> None
         few_shot_study(table, fbnet)
     with pytest.raises(FewShotError, match="unknown modes"):
         study(table, tmp_path, modes=["magic"])
+    with pytest.raises(FewShotError, match="unknown shot choice"):
+        study(table, tmp_path, choice="best")
     with pytest.raises(FewShotError, match="too few for k=48"):
         study(table, tmp_path, shots=(3, 48), target_devices=["cpu"])
     with pytest.raises(FewShotError, match="no training device is left"):

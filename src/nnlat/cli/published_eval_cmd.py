@@ -158,6 +158,13 @@ def few_shot_command(
     modes: Annotated[
         str, typer.Option("--modes", help="shift, heads, all (comma-separated).")
     ] = "shift,heads,all",
+    shot_choice: Annotated[
+        str,
+        typer.Option(
+            "--shot-choice",
+            help="random, or spread (one shot per latency bin, as HELP's reference archs).",
+        ),
+    ] = "random",
     train_archs: Annotated[
         int, typer.Option("--train-archs", min=1, help="Architectures per training device.")
     ] = 900,
@@ -201,7 +208,7 @@ def few_shot_command(
                 train, target,
                 train_devices=_names(train_devices), target_devices=_names(target_devices),
                 shots=_ints(shots), seeds=range(seeds), modes=_names(modes) or [],
-                train_archs=train_archs, results_path=jsonl,
+                choice=shot_choice, train_archs=train_archs, results_path=jsonl,
                 pretrained_dir=cache / "few-shot",
                 on_pretrain=on_pretrain,
                 on_result=lambda r: progress.update(
@@ -213,10 +220,10 @@ def few_shot_command(
     if as_json:
         print_json({"summary": summary(results), "results": [asdict(r) for r in results]})
         return
-    table = Table("k", "mode", "devices", "Acc(10 %)", "Acc(5 %)", "MAPE", "Spearman")
+    table = Table("shots", "k", "mode", "devices", "Acc(10 %)", "Acc(5 %)", "MAPE", "Spearman")
     for row in summary(results):
         table.add_row(
-            str(row["shots"]), row["mode"], str(row["targets"]),
+            row["choice"], str(row["shots"]), row["mode"], str(row["targets"]),
             f"{row['acc_10'] * 100:.1f}", f"{row['acc_5'] * 100:.1f}",
             f"{row['mape'] * 100:.1f} %", f"{row['spearman']:.3f}",
         )  # fmt: skip

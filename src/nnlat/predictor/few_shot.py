@@ -16,9 +16,18 @@ target; three ways to use them are compared (:data:`MODES`):
 * ``heads``: that head, then fine-tuned on the k samples with the backbone frozen;
 * ``all``: that head, then backbone and heads fine-tuned on the k samples.
 
-For a seed, the k shots are the first k of one random order of the target's
-architectures (so the 3 shots are among the 10, ...) and the test set is every
-architecture after the largest k: one test set for all k, modes and targets of a file.
+Which k architectures the target is measured on (:data:`SHOT_CHOICES`):
+
+* ``random``: for a seed, the first k of one random order of the target's architectures
+  (the 3 shots are among the 10, ...); the test set is every architecture after the
+  largest k, one test set for all k and modes;
+* ``spread``: chosen the way HELP chooses reference architectures, to be informative —
+  the target's architectures sorted by their mean predicted latency on the training
+  devices, cut into k equal bins, one drawn from each; so the shots span the space from
+  the fastest to the slowest networks instead of, by chance, three alike ones. The test
+  set is every architecture not among the shots of any k.
+
+Either way, only the target's latencies of the shots are read.
 Pre-trained predictors are saved by what defines them and reused; results accumulate in
 a JSON-lines file, so an interrupted study resumes.
 """
@@ -47,6 +56,7 @@ from nnlat.predictor.training import OnEpoch, TrainSettings, predict_log
 from nnlat.predictor.transfer import FINE_TUNE_SETTINGS, fine_tune, with_new_heads
 
 MODES = ("shift", "heads", "all")
+SHOT_CHOICES = ("random", "spread")
 SHOTS = (3, 10, 32, 100)
 TRAIN_ARCHS = 900  # per training device, as MAPLE and HELP
 # Pre-training sees ~10,000 small graphs: bigger batches than NNLQP's 16 keep an epoch
@@ -87,6 +97,7 @@ class FewShotResult:
         metrics: ``mape``, ``rmspe``, ``acc_1``, ``acc_5``, ``acc_10`` and ``spearman``.
         copied_from: the training device whose head the new head started from.
         seconds: adaptation time.
+        choice: how the shots were chosen (:data:`SHOT_CHOICES`).
     """
 
     target: str
@@ -98,6 +109,7 @@ class FewShotResult:
     metrics: dict[str, float]
     copied_from: str
     seconds: float
+    choice: str = "random"
 
 
 def training_pool(
@@ -179,19 +191,49 @@ def adapt(
     return adapted, heads[shots[0].platform]["copied_from"]
 
 
+def draw_shots(
+    predictor: Predictor,
+    records: Sequence[LatencyRecord],
+    shots: Sequence[int],
+    seed: int,
+    choice: str,
+) -> tuple[dict[int, list[int]], list[int]]:
+    """The indices of the records to adapt from, per k, and those to test on.
+
+    ``predictor`` (pre-trained on the training devices) ranks the records for
+    ``spread``; the records' latencies are never read.
+    """
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(records)).tolist()
+    if choice == "random":
+        return {k: order[:k] for k in shots}, order[max(shots) :]
+    predicted = predictor.predict_all([r.raw for r in records])
+    speed = np.mean(np.log(np.stack(list(predicted.values()))), axis=0)
+    bins = {k: np.array_split(np.argsort(speed, kind="stable"), k) for k in shots}
+    picks = {k: [int(rng.choice(b)) for b in bins[k]] for k in shots}
+    used = {i for chosen in picks.values() for i in chosen}
+    return picks, [i for i in order if i not in used]
+
+
 def read_results(path: Path) -> list[FewShotResult]:
     """The results a previous run wrote (none if the file does not exist)."""
     return read_jsonl(path, FewShotResult)
 
 
 def _check(
-    train: LatencyTable, target: LatencyTable, shots: Sequence[int], modes: Sequence[str]
+    train: LatencyTable,
+    target: LatencyTable,
+    shots: Sequence[int],
+    modes: Sequence[str],
+    choice: str,
 ) -> None:
     if train.space != target.space:
         raise FewShotError(f"train file is {train.space}, target file {target.space}: one space")
     unknown = sorted(set(modes) - set(MODES))
     if unknown or not modes:
         raise FewShotError(f"unknown modes {unknown}; known: {', '.join(MODES)}")
+    if choice not in SHOT_CHOICES:
+        raise FewShotError(f"unknown shot choice {choice!r}; known: {', '.join(SHOT_CHOICES)}")
     if not shots or min(shots) < 1:
         raise FewShotError(f"shots must be positive counts, got {list(shots)}")
 
@@ -205,6 +247,7 @@ def few_shot_study(
     shots: Sequence[int] = SHOTS,
     seeds: Sequence[int] = (0,),
     modes: Sequence[str] = MODES,
+    choice: str = "random",
     train_archs: int = TRAIN_ARCHS,
     network: str = "nnlp",
     config: dict[str, Any] | None = None,
@@ -224,6 +267,7 @@ def few_shot_study(
         shots: the k values.
         seeds: draws of the shots (pre-training is the same for all).
         modes: names from :data:`MODES`.
+        choice: how the shots are chosen, a name of :data:`SHOT_CHOICES`.
         train_archs: architectures per training device.
         network, config, pretrain_settings: the predictor and how it is pre-trained.
         results_path: JSON lines to resume from and append to.
@@ -236,13 +280,13 @@ def few_shot_study(
             architectures for the largest k.
         PublishedDataError: an unknown device.
     """
-    _check(train, target, shots, modes)
+    _check(train, target, shots, modes, choice)
     train_devices = list(train_devices or [d.column for d in train.devices])
     target_devices = list(target_devices or [d.column for d in target.devices])
     for name in train_devices:
         train.device(name)  # unknown names fail before any training
     results = read_results(results_path) if results_path else []
-    done = {(r.target, r.shots, r.seed, r.mode, tuple(r.pool)) for r in results}
+    done = {(r.target, r.shots, r.seed, r.mode, tuple(r.pool), r.choice) for r in results}
     most = max(shots)
     for name in target_devices:
         pool = training_pool(train, train_devices, target, name)
@@ -251,7 +295,7 @@ def few_shot_study(
         todo = [
             (seed, k, mode)
             for seed in seeds for k in shots for mode in modes
-            if (name, k, seed, mode, tuple(pool)) not in done
+            if (name, k, seed, mode, tuple(pool), choice) not in done
         ]  # fmt: skip
         if not todo:
             continue
@@ -265,39 +309,39 @@ def few_shot_study(
         )  # fmt: skip
         new_head = len(predictor.platforms)  # every adapted copy appends exactly one head
         for seed in sorted({s for s, _, _ in todo}):
-            order = np.random.default_rng(seed).permutation(len(records))
-            test = [records[i] for i in order[most:]]
+            picks, rest = draw_shots(predictor, records, shots, seed, choice)
+            test = [records[i] for i in rest]
             data = [to_data(predictor.schema.encode(r.raw), new_head) for r in test]
             truth = np.array([r.latency_ms for r in test])
             for _, k, mode in [t for t in todo if t[0] == seed]:
                 start = time.perf_counter()
-                adapted, source = adapt(predictor, [records[i] for i in order[:k]], mode, seed)
+                adapted, source = adapt(predictor, [records[i] for i in picks[k]], mode, seed)
                 predicted = np.exp(predict_log(adapted.net, data))
                 metrics = accuracy_report(truth, predicted)
                 metrics["spearman"] = spearman(truth, predicted)
                 result = FewShotResult(
                     name, k, seed, mode, pool, len(test), metrics, source,
-                    time.perf_counter() - start,
+                    time.perf_counter() - start, choice,
                 )  # fmt: skip
                 record_result(results, result, results_path, on_result)
     return results
 
 
 def summary(results: Sequence[FewShotResult]) -> list[dict[str, Any]]:
-    """Per (mode, k): the metrics' mean over target devices (each first averaged over seeds).
+    """Per (shot choice, k, mode): the metrics' mean over targets (each first over seeds).
 
     Example:
         >>> r = FewShotResult("a", 3, 0, "heads", ["b"], 9, {"acc_10": 0.5}, "b", 0.1)
-        >>> summary([r, FewShotResult(**{**asdict(r), "target": "c", "metrics": {"acc_10": 1.0}})])
-        [{'mode': 'heads', 'shots': 3, 'targets': 2, 'acc_10': 0.75}]
+        >>> from dataclasses import replace
+        >>> summary([r, replace(r, target="c", metrics={"acc_10": 1.0})])
+        [{'choice': 'random', 'shots': 3, 'mode': 'heads', 'targets': 2, 'acc_10': 0.75}]
     """
     rows = []
-    for mode, k in sorted(
-        {(r.mode, r.shots) for r in results}, key=lambda t: (t[1], MODES.index(t[0]))
-    ):
-        group = [r for r in results if (r.mode, r.shots) == (mode, k)]
+    keys = {(r.choice, r.shots, r.mode) for r in results}
+    for choice, k, mode in sorted(keys, key=lambda t: (t[0], t[1], MODES.index(t[2]))):
+        group = [r for r in results if (r.choice, r.shots, r.mode) == (choice, k, mode)]
         targets = sorted({r.target for r in group})
-        row: dict[str, Any] = {"mode": mode, "shots": k, "targets": len(targets)}
+        row: dict[str, Any] = {"choice": choice, "shots": k, "mode": mode, "targets": len(targets)}
         for metric in group[0].metrics:
             per_target = [
                 statistics.mean(r.metrics[metric] for r in group if r.target == t) for t in targets
@@ -325,7 +369,8 @@ def few_shot_markdown(results: Sequence[FewShotResult], command: str) -> str:
     Example:
         >>> r = FewShotResult("a", 3, 0, "shift", ["b"], 9,
         ...                   {"acc_5": 0.2, "acc_10": 0.5, "mape": 0.1, "spearman": 0.9}, "b", 0.1)
-        >>> "| 3 | shift | 1 | 50.0 | 20.0 | 10.0 % | 0.900 |" in few_shot_markdown([r], "nnlat")
+        >>> row = "| random | 3 | shift | 1 | 50.0 | 20.0 | 10.0 % | 0.900 |"
+        >>> row in few_shot_markdown([r], "nnlat")
         True
     """
     seeds = sorted({r.seed for r in results})
@@ -339,39 +384,39 @@ def few_shot_markdown(results: Sequence[FewShotResult], command: str) -> str:
         " device, then over devices. Modes: `shift` = closest training head rescaled (no"
         " training), `heads` = that head fine-tuned, `all` = backbone and head fine-tuned.",
         "",
-        "| k | mode | devices | Acc(10 %) | Acc(5 %) | MAPE | Spearman | published (mean) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| shots | k | mode | devices | Acc(10 %) | Acc(5 %) | MAPE | Spearman | published |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in summary(results):
         lines.append(
-            f"| {row['shots']} | {row['mode']} | {row['targets']} | {row['acc_10'] * 100:.1f} |"
+            f"| {row['choice']} | {row['shots']} | {row['mode']} | {row['targets']} |"
+            f" {row['acc_10'] * 100:.1f} |"
             f" {row['acc_5'] * 100:.1f} | {row['mape'] * 100:.1f} % | {row['spearman']:.3f} |"
             f" {_published(row['shots'])} |"
         )
     shots = sorted({r.shots for r in results})
-    modes = [m for m in MODES if any(r.mode == m for r in results)]
+    ways = sorted({(r.choice, r.mode) for r in results}, key=lambda t: (t[0], MODES.index(t[1])))
     lines += [
         "",
-        "Per device: Acc(10 %) (Spearman) for each k; the head adapted from in brackets.",
+        "Per device: Acc(10 %) (Spearman) for each k, and the heads adapted from.",
         "",
-        "| device | mode | " + " | ".join(f"k = {k}" for k in shots) + " | from |",
-        "|---|---|" + "---|" * len(shots) + "---|",
+        "| device | shots | mode | " + " | ".join(f"k = {k}" for k in shots) + " | from |",
+        "|---|---|---|" + "---|" * len(shots) + "---|",
     ]
     for target in dict.fromkeys(r.target for r in results):
-        for mode in modes:
+        for way in ways:
+            mine = [r for r in results if (r.target, (r.choice, r.mode)) == (target, way)]
             cells = []
             for k in shots:
-                group = [r for r in results if (r.target, r.mode, r.shots) == (target, mode, k)]
+                group = [r for r in mine if r.shots == k]
                 if not group:
                     cells.append("–")
                     continue
                 acc = statistics.mean(r.metrics["acc_10"] for r in group)
                 rho = statistics.mean(r.metrics["spearman"] for r in group)
                 cells.append(f"{acc * 100:.1f} ({rho:.3f})")
-            sources = sorted(
-                {r.copied_from for r in results if (r.target, r.mode) == (target, mode)}
-            )
+            sources = ", ".join(sorted({r.copied_from for r in mine}))
             lines.append(
-                f"| {target} | {mode} | " + " | ".join(cells) + f" | {', '.join(sources)} |"
+                f"| {target} | {way[0]} | {way[1]} | " + " | ".join(cells) + f" | {sources} |"
             )
     return "\n".join(lines) + "\n"
