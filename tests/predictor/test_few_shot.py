@@ -168,5 +168,9 @@ def test_cli_adapts_to_the_devices_of_another_file_and_prints_json(
     ]  # fmt: skip
     assert payload["results"][0]["copied_from"] == "cpu"
     assert "nnlat eval few-shot" in (tmp_path / "fs.md").read_text()
+    (tmp_path / "fs.md").unlink()
+    again = CliRunner().invoke(app, [*args, "--report-only"])  # reads the JSONL, trains nothing
+    assert again.exit_code == 0 and json.loads(again.stdout)["results"] == payload["results"]
+    assert "--report-only" not in (tmp_path / "fs.md").read_text()
     bad = CliRunner().invoke(app, [*args[:6], "--target-devices", "tpu"])
     assert bad.exit_code == 2 and "no device 'tpu'" in bad.output

@@ -8,8 +8,10 @@ on cell graphs read from its files, so nothing needs importing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -124,6 +126,24 @@ def brpnas_nb201_command(
     stdout.print(f"wrote {out.with_suffix('.md')}")
 
 
+def _with_progress(study: Callable[..., list[Any]], quiet: bool) -> list[Any]:
+    """Run a few-shot study under a progress bar (pre-training epochs, then results)."""
+    with progress_bar(quiet) as progress:
+        task = progress.add_task("few-shot", total=None)
+
+        def on_pretrain(pool: list[str]) -> Callable[[int, float, float | None], None]:
+            return lambda epoch, loss, valid: progress.update(
+                task, description=f"pre-training on {len(pool)} devices, epoch {epoch}"
+            )
+
+        return study(
+            on_pretrain=on_pretrain,
+            on_result=lambda r: progress.update(
+                task, advance=1, description=f"{r.target} k={r.shots} {r.mode}"
+            ),
+        )
+
+
 def _names(text: str | None) -> list[str] | None:
     return [s.strip() for s in text.split(",") if s.strip()] if text else None
 
@@ -172,6 +192,7 @@ def few_shot_command(
         Path | None,
         typer.Option("--out", "-o", help="Report stem: STEM.md and STEM.jsonl (resumes)."),
     ] = None,
+    report_only: ReportOnlyOption = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Adapt a multi-device predictor to unseen devices from k samples (HELP, MAPLE).
@@ -186,35 +207,24 @@ def few_shot_command(
     import platformdirs
 
     from nnlat.datasets.published import read_latency_table
-    from nnlat.predictor.few_shot import few_shot_markdown, few_shot_study, summary
+    from nnlat.predictor.few_shot import few_shot_markdown, few_shot_study, read_results, summary
 
+    if report_only and out is None:
+        raise typer.BadParameter("--report-only needs --out (the STEM.jsonl to read)")
     with user_errors():
         train = read_latency_table(train_file, space)
         target = read_latency_table(target_file, space) if target_file else train
         jsonl = out.with_suffix(".jsonl") if out else None
         if jsonl is not None:
             jsonl.parent.mkdir(parents=True, exist_ok=True)
-        cache = Path(platformdirs.user_cache_dir("nnlat", appauthor=False))
-        with progress_bar(as_json) as progress:
-            task = progress.add_task("few-shot", total=None)
-
-            def on_pretrain(pool: list[str]):  # type: ignore[no-untyped-def]
-                progress.update(task, description=f"pre-training on {len(pool)} devices")
-                return lambda epoch, loss, valid: progress.update(
-                    task, description=f"pre-training on {len(pool)} devices, epoch {epoch}"
-                )
-
-            results = few_shot_study(
-                train, target,
-                train_devices=_names(train_devices), target_devices=_names(target_devices),
-                shots=_ints(shots), seeds=range(seeds), modes=_names(modes) or [],
-                choice=shot_choice, train_archs=train_archs, results_path=jsonl,
-                pretrained_dir=cache / "few-shot",
-                on_pretrain=on_pretrain,
-                on_result=lambda r: progress.update(
-                    task, advance=1, description=f"{r.target} k={r.shots} {r.mode}"
-                ),
-            )  # fmt: skip
+        study = partial(
+            few_shot_study, train, target,
+            train_devices=_names(train_devices), target_devices=_names(target_devices),
+            shots=_ints(shots), seeds=range(seeds), modes=_names(modes) or [],
+            choice=shot_choice, train_archs=train_archs, results_path=jsonl,
+            pretrained_dir=Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "few-shot",
+        )  # fmt: skip
+        results = read_results(jsonl) if report_only and jsonl else _with_progress(study, as_json)
         if out is not None:
             out.with_suffix(".md").write_text(few_shot_markdown(results, _command(ctx)))
     if as_json:
