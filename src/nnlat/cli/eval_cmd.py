@@ -46,18 +46,12 @@ def _command(ctx: typer.Context) -> str:
     """The running command as a user would type it: options that differ from their defaults.
 
     Read from the command's context rather than ``sys.argv``, which is the test runner's
-    under ``CliRunner``. ``--db`` is left out: it may carry credentials; so is
-    ``--report-only``: the report is the one the same command without it would write.
+    under ``CliRunner``. ``--db`` is left out: it may carry credentials.
     """
     words = ["nnlat", *ctx.command_path.split()[1:]]
     for param in ctx.command.params:
         value = ctx.params.get(param.name or "")
-        if (
-            param.name in ("db", "report_only")
-            or value is None
-            or value == param.default
-            or not param.opts
-        ):
+        if param.name == "db" or value is None or value == param.default or not param.opts:
             continue
         flag = param.opts[0]
         if isinstance(value, bool):
