@@ -18,6 +18,7 @@ from nnlat.predictor.few_shot import (
     draw_shots,
     few_shot_markdown,
     few_shot_study,
+    pool_speed,
     pretrain,
     read_results,
     summary,
@@ -119,10 +120,8 @@ def test_spread_shots_span_the_predicted_latencies_and_are_tested_on_nothing_els
         table, pool, archs=30, config=TINY, settings=QUICK, cache_dir=tmp_path / "pretrained"
     )
     records = cell_records(table, "phone")
-    picks, test = draw_shots(predictor, records, (3, 5), 0, "spread")
-    speed = np.mean(
-        np.log(np.stack(list(predictor.predict_all([r.raw for r in records]).values()))), axis=0
-    )
+    speed = pool_speed(predictor, records)
+    picks, test = draw_shots(len(records), (3, 5), 0, speed)
     rank = np.argsort(np.argsort(speed))  # 0 = predicted fastest
     for k, chosen in picks.items():  # one shot per k-th of the ranking, fastest to slowest
         assert [int(rank[i]) * k // len(records) for i in chosen] == list(range(k))

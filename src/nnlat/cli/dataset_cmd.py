@@ -11,16 +11,11 @@ import typer
 from rich.table import Table
 
 from nnlat.cli.db_cmd import DbUrlOption
-from nnlat.cli.output import print_json, progress_bar, stdout, user_errors
+from nnlat.cli.output import comma_list, print_json, progress_bar, stdout, user_errors
 
 app = typer.Typer(
     help="Latency datasets: measure zoo variants, or import published tables, into the database."
 )
-
-
-def _split(values: list[str] | None) -> list[str]:
-    """``-f a,b -f c`` → ``[a, b, c]``."""
-    return [item.strip() for value in values or [] for item in value.split(",") if item.strip()]
 
 
 @app.command("build")
@@ -59,9 +54,9 @@ def build_command(
     from nnlat.store import Store
     from nnlat.zoo.registry import NNLQP_FAMILIES
 
-    chosen = _split(families) or list(NNLQP_FAMILIES)
+    chosen = comma_list(families) or list(NNLQP_FAMILIES)
     with user_errors(), Store.open(db) as store:
-        names = _split(platforms) or [reference_platform().name]
+        names = comma_list(platforms) or [reference_platform().name]
         with progress_bar(as_json) as progress:
             task = progress.add_task("variants", total=len(chosen) * per_family)
 

@@ -15,7 +15,7 @@ import typer
 from rich.progress import Progress
 
 from nnlat.cli.db_cmd import DbUrlOption
-from nnlat.cli.output import progress_bar, stdout, user_errors
+from nnlat.cli.output import comma_list, progress_bar, stdout, user_errors
 from nnlat.cli.predict_cmd import HiddenOption, TrainBatchOption, hidden_config
 from nnlat.predictor.training import TrainSettings
 
@@ -108,7 +108,7 @@ def _leave_one_out(
         unseen_structure_markdown,
     )
 
-    held = [f.strip() for f in families.split(",")] if families else None
+    held = comma_list(families) or None
     with user_errors():
         name = _platform(platform)
         with progress_bar() as progress:
@@ -158,7 +158,7 @@ def unseen_structure_command(
     db: DbUrlOption = None,
 ) -> None:
     """Leave one family out: train on the others, test on it (NNLQP Table 3)."""
-    chosen = [m.strip() for m in methods.split(",") if m.strip()]
+    chosen = comma_list(methods)
     settings = _settings(epochs, seed, train_batch)
     config = hidden_config(hidden)
     _leave_one_out(ctx, chosen, platform, families, settings, config, out, db, report_only)
@@ -246,7 +246,7 @@ def transfer_command(
         unseen_platform_curve,
     )
 
-    k_values = [int(k) for k in ks.split(",")]
+    k_values = [int(k) for k in comma_list(ks)]
     settings = _settings(epochs, seed, train_batch)
     config = hidden_config(hidden)
     with user_errors():
@@ -285,7 +285,7 @@ def held_out_command(
     """Train on zoo families (NNLQP's ten, then the broad zoo); test on real-world models."""
     from nnlat.predictor.held_out import held_out_markdown, held_out_structures
 
-    chosen = [m.strip() for m in methods.split(",") if m.strip()]
+    chosen = comma_list(methods)
     with user_errors():
         name = _platform(platform)
         with progress_bar() as progress:

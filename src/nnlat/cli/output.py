@@ -31,6 +31,17 @@ def progress_bar(transient: bool = False) -> Progress:
     )
 
 
+def comma_list(values: str | list[str] | None) -> list[str]:
+    """A comma-separated option (or a repeated one) as its items: ``"a, b"`` → ``[a, b]``.
+
+    Example:
+        >>> comma_list("nnlp, xgboost,"), comma_list(["a,b", "c"]), comma_list(None)
+        (['nnlp', 'xgboost'], ['a', 'b', 'c'], [])
+    """
+    texts = [values] if isinstance(values, str) else values or []
+    return [item.strip() for text in texts for item in text.split(",") if item.strip()]
+
+
 def print_json(payload: Any) -> None:
     """Print one JSON object on stdout (nothing else is printed to stdout with --json)."""
     sys.stdout.write(json.dumps(payload, indent=2, default=_jsonable) + "\n")

@@ -18,13 +18,13 @@ from rich.table import Table
 
 from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.eval_cmd import MethodsOption, OutOption, ReportOnlyOption, _command, _records, app
-from nnlat.cli.output import print_json, progress_bar, stdout, user_errors
+from nnlat.cli.output import comma_list, print_json, progress_bar, stdout, user_errors
 
 LATBENCH_CPU = "desktop_cpu_i7_7820x-latbench1.0-fp32"
 
 
 def _ints(text: str) -> list[int]:
-    return [int(s) for s in text.split(",") if s.strip()]
+    return [int(s) for s in comma_list(text)]
 
 
 @app.command("brpnas-nb201")
@@ -86,7 +86,7 @@ def brpnas_nb201_command(
     )
     from nnlat.store import Store
 
-    chosen = [m.strip() for m in methods.split(",") if m.strip()]
+    chosen = comma_list(methods)
     sizes, draws = _ints(train_sizes), _ints(seeds)
     jsonl = out.with_suffix(".jsonl")
     graphs = "cell graphs" if cells else "networks with a distinct ONNX graph"
@@ -142,10 +142,6 @@ def _with_progress(study: Callable[..., list[Any]], quiet: bool) -> list[Any]:
                 task, advance=1, description=f"{r.target} k={r.shots} {r.mode}"
             ),
         )
-
-
-def _names(text: str | None) -> list[str] | None:
-    return [s.strip() for s in text.split(",") if s.strip()] if text else None
 
 
 @app.command("few-shot")
@@ -219,8 +215,8 @@ def few_shot_command(
             jsonl.parent.mkdir(parents=True, exist_ok=True)
         study = partial(
             few_shot_study, train, target,
-            train_devices=_names(train_devices), target_devices=_names(target_devices),
-            shots=_ints(shots), seeds=range(seeds), modes=_names(modes) or [],
+            train_devices=comma_list(train_devices), target_devices=comma_list(target_devices),
+            shots=_ints(shots), seeds=range(seeds), modes=comma_list(modes),
             choice=shot_choice, train_archs=train_archs, results_path=jsonl,
             pretrained_dir=Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "few-shot",
         )  # fmt: skip
