@@ -1,6 +1,7 @@
 """Report: how many structurally distinct variants each family yields.
 
-Run:  python scripts/zoo_uniqueness.py [--draws 300] [--families a,b] [--out reports/zoo_uniqueness.md]
+Run:  python scripts/zoo_uniqueness.py [--draws 300] [--families a,b]
+          [--out reports/zoo_uniqueness.md]
 
 For each family, draws configurations with the seeded sampler, exports and hashes each
 one, and counts distinct configurations and distinct graph hashes. A family can supply
@@ -47,7 +48,8 @@ def main() -> None:
         "",
         f"Command: `python scripts/zoo_uniqueness.py --draws {args.draws}`",
         "",
-        "| family | draws | distinct configs | distinct graph hashes | distinct configs in 3,000 draws (no export) | export+hash s/variant |",
+        "| family | draws | distinct configs | distinct graph hashes"
+        " | distinct configs in 3,000 draws (no export) | export+hash s/variant |",
         "|---|---|---|---|---|---|",
     ]
     lines += [f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]:.2f} |" for r in rows]
