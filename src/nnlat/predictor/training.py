@@ -34,7 +34,12 @@ class TrainSettings(BaseModel):
         epochs: the most epochs to run.
         batch_size: graphs per step (the paper's 16).
         lr: Adam's learning rate (the paper's 0.001).
-        weight_decay: Adam's L2 penalty.
+        weight_decay: the weight decay: an L2 penalty added to the gradient with ``adam``,
+            decoupled from it with ``adamw``.
+        optimiser: ``adam`` or ``adamw`` (BRP-NAS's).
+        lr_plateau: halve the learning rate once the validation MAPE has not improved for
+            more than this many epochs (torch's ``ReduceLROnPlateau`` patience; BRP-NAS's
+            schedule is 10); None keeps it constant.
         loss: ``log-mse`` (squared error of log latencies, the default), ``mse`` (the
             paper's, on ms), ``sre`` (squared relative error), ``mape``, or ``hybrid``
             (log-mse + mape).
@@ -51,6 +56,8 @@ class TrainSettings(BaseModel):
     lr: float = Field(default=1e-3, gt=0)
     weight_decay: float = Field(default=0.0, ge=0)
     loss: LossName = "log-mse"
+    optimiser: Literal["adam", "adamw"] = "adam"
+    lr_plateau: int | None = Field(default=None, ge=0)
     patience: int = Field(default=25, ge=1)
     valid_fraction: float = Field(default=0.1, ge=0, lt=1)
     seed: int = 0
@@ -116,12 +123,15 @@ class TrainResult:
         best_valid_mape: its validation MAPE (None without validation data).
         history: (epoch, train loss, validation MAPE) per epoch.
         seconds: wall time.
+        final_lr: the learning rate of the last epoch (below the initial one after
+            ``lr_plateau`` halvings).
     """
 
     best_epoch: int = 0
     best_valid_mape: float | None = None
     history: list[tuple[int, float, float | None]] = field(default_factory=list)
     seconds: float = 0.0
+    final_lr: float = 0.0
 
 
 @torch.no_grad()
@@ -161,9 +171,13 @@ def train_network(
     seed_everything(settings.seed)
     device = settings.torch_device()
     net.to(device)
-    optimiser = torch.optim.Adam(
-        net.parameters(), lr=settings.lr, weight_decay=settings.weight_decay
-    )
+    kind = torch.optim.AdamW if settings.optimiser == "adamw" else torch.optim.Adam
+    optimiser = kind(net.parameters(), lr=settings.lr, weight_decay=settings.weight_decay)
+    schedule = None
+    if settings.lr_plateau is not None and valid:
+        schedule = torch.optim.lr_scheduler.ReduceLROnPlateau(
+            optimiser, factor=0.5, patience=settings.lr_plateau
+        )
     generator = torch.Generator().manual_seed(settings.seed)
     loader = DataLoader(
         list(train), batch_size=settings.batch_size, shuffle=True, generator=generator
@@ -183,6 +197,8 @@ def train_network(
             total += float(loss.detach()) * batch.num_graphs
             seen += batch.num_graphs
         score = _valid_mape(net, valid) if valid else None
+        if schedule is not None:
+            schedule.step(score)
         result.history.append((epoch, total / max(seen, 1), score))
         if on_epoch is not None:
             on_epoch(epoch, total / max(seen, 1), score)
@@ -197,4 +213,5 @@ def train_network(
         net.load_state_dict(best_state)
     net.eval()
     result.seconds = time.perf_counter() - start
+    result.final_lr = float(optimiser.param_groups[0]["lr"])
     return result

@@ -3,9 +3,16 @@
 The latency predictor of BRP-NAS (Dudziak et al., NeurIPS 2020) as re-implemented and
 specified by Yue, "Latency Prediction for Convolutional Neural Networks" (2021), §3.2
 and §4.1: a *global node* joined to every node of the graph (both directions), so that
-after one graph convolution it has seen the whole graph; ``layers`` blocks of GCNConv →
-LayerNorm → ReLU → Dropout; the global node's final embedding is the graph embedding; a
-fully connected layer regresses the latency from it.
+after one graph convolution it has seen the whole graph; ``layers`` blocks of graph
+convolution → LayerNorm → ReLU → Dropout; the global node's final embedding is the graph
+embedding; a fully connected layer regresses the latency from it.
+
+The graph convolution is Yue's equation (2), ``H' = W_self H + A H W_agg`` with the raw
+(unnormalised) adjacency: PyG's ``GraphConv``, which *sums* the neighbours. PyG's
+``GCNConv`` (symmetric degree normalisation, one shared weight) was used first and
+barely learns the task: trained on 900 LatBench cell graphs its errors stay close to
+those of a constant prediction, as dividing by degrees blurs the operator counts that a
+cell's latency mostly depends on.
 
 What lives here:
 
@@ -23,9 +30,8 @@ global node is added inside :meth:`BrpnasGcn.forward`, so the same
 Training: the paper's criterion is an L1 loss (it reports that MAPE did about as well);
 of :class:`~nnlat.predictor.training.TrainSettings` losses, ``loss="mape"`` (an L1
 loss on the relative error) is the closest. Its other settings map to
-``TrainSettings(epochs=250, patience=35, batch_size=10, lr=8e-4, weight_decay=5e-4)``,
-except that the paper uses AdamW with a reduce-on-plateau schedule, which the shared
-training loop does not offer (it uses Adam, whose weight decay is an L2 penalty).
+``TrainSettings(epochs=250, patience=35, batch_size=10, lr=8e-4, weight_decay=5e-4,
+optimiser="adamw", lr_plateau=10)``.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from typing import Literal
 import torch
 from torch import nn
 from torch_geometric.data import Data
-from torch_geometric.nn import GCNConv
+from torch_geometric.nn import GraphConv
 
 
 @dataclass(frozen=True)
@@ -53,7 +59,7 @@ class BrpnasConfig:
         node_dim, global_dim: input widths (from the feature schema).
         platforms: number of heads.
         hidden: width of every graph convolution (and of the node embeddings).
-        layers: GCNConv → LayerNorm → ReLU → Dropout blocks.
+        layers: GraphConv → LayerNorm → ReLU → Dropout blocks.
         dropout: dropout ratio after each block (and in the heads' hidden layer).
         head_hidden: 0 for the paper's single linear layer per head; otherwise the width
             of one hidden layer (Linear → ReLU → Dropout → Linear).
@@ -114,7 +120,7 @@ def add_global_nodes(
 
     Global node ``g`` (graph ``g`` of the batch) gets index ``num_nodes + g`` and the
     features ``global_features[g]``; the new edges are node → global and global → node.
-    No self-loops are added (GCNConv adds them).
+    No self-loops are added (the convolution's root weight plays their part).
 
     Args:
         x: node features, nodes × features.
@@ -169,7 +175,7 @@ class BrpnasGcn(nn.Module):
         self.config = config
         self.global_embedding = nn.Parameter(torch.zeros(config.node_dim))
         dims = [config.node_dim] + [config.hidden] * config.layers
-        self.convs = nn.ModuleList(GCNConv(a, b) for a, b in itertools.pairwise(dims))
+        self.convs = nn.ModuleList(GraphConv(a, b) for a, b in itertools.pairwise(dims))
         self.norms = nn.ModuleList(nn.LayerNorm(config.hidden) for _ in range(config.layers))
         self.dropout = nn.Dropout(config.dropout)
         self.heads = nn.ModuleList(self._head() for _ in range(config.platforms))
@@ -221,7 +227,7 @@ class BrpnasGcn(nn.Module):
         hubs = self.global_embedding.expand(global_x.shape[0], -1)
         h, edge_index, global_index = add_global_nodes(x, batch.edge_index, graph_of, hubs)
         if self.config.adjacency == "identity":
-            edge_index = edge_index[:, :0]  # GCNConv's self-loops are all that is left
+            edge_index = edge_index[:, :0]  # each node's root weight is all that is left
         for conv, norm in zip(self.convs, self.norms, strict=True):
             h = self.dropout(torch.relu(norm(conv(h, edge_index))))
         if not self.config.static_features:
