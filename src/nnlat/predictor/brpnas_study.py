@@ -11,7 +11,8 @@ seeds. Here every method sees the same draw for a seed:
   is the BRP-NAS GCN as the paper has it (global node readout, no static features, its
   training configuration: AdamW with weight decay 5e-4, lr 8e-4 halved after 10 epochs
   without progress, batch 10, 250 epochs, patience 35, an L1 relative loss);
-  ``gcn-identity`` and ``gcn-random`` are the ablations of Yue's Table 4; ``nnlp`` is nnlat's own predictor with its default training;
+  ``gcn-identity`` and ``gcn-random`` are the ablations of Yue's Table 4; ``nnlp`` is
+  nnlat's own predictor with its default training;
 * cell-encoding baselines (:mod:`nnlat.predictor.models.arch_encoding`) see the
   architecture string: ``lr``, ``xgboost`` and ``layerwise``.
 
