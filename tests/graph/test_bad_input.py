@@ -27,6 +27,20 @@ def test_truncated_protobuf() -> None:
             load(data[:cut])
 
 
+def test_empty_or_truncated_file(tmp_path: Path) -> None:
+    # Files are parsed from a memory map, which cannot map an empty file.
+    path = tmp_path / "m.onnx"
+    path.write_bytes(b"")
+    with pytest.raises(ModelLoadError, match="empty"):
+        load(path)
+    data = tiny_model().SerializeToString()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ModelLoadError):
+        load(path)
+    path.write_bytes(data)
+    assert load(path).nodes[0].op_type == "Conv"
+
+
 def test_empty_graph() -> None:
     graph = helper.make_graph([], "empty", [], [])
     with pytest.raises(ModelLoadError, match="empty"):

@@ -9,6 +9,8 @@ Operators no schema knows (custom domains) are left as they are.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import onnx
 from onnx import defs, helper
 
@@ -20,12 +22,34 @@ WINDOWED_OPS = frozenset(
 )
 
 
-def _schema(node: onnx.NodeProto, opsets: dict[str, int]) -> defs.OpSchema | None:
-    domain = "" if node.domain == "ai.onnx" else node.domain
+@lru_cache(maxsize=1024)
+def _schema(op_type: str, version: int, domain: str) -> defs.OpSchema | None:
     try:
-        return defs.get_schema(node.op_type, opsets.get(domain, 1), domain)
+        return defs.get_schema(op_type, version, domain)
     except defs.SchemaError:
         return None
+
+
+@lru_cache(maxsize=1024)
+def _defaults(op_type: str, version: int, domain: str) -> tuple[onnx.AttributeProto, ...]:
+    """The schema's attributes that have a default, each named, ready to append.
+
+    Cached: reading a schema's default builds a new proto each time, and a model asks
+    for the same few operators again and again.
+    """
+    schema = _schema(op_type, version, domain)
+    if schema is None:
+        return ()
+    found = []
+    for name, spec in schema.attributes.items():
+        default = spec.default_value
+        if default.type == onnx.AttributeProto.UNDEFINED:
+            continue
+        attribute = onnx.AttributeProto()
+        attribute.CopyFrom(default)
+        attribute.name = name
+        found.append(attribute)
+    return tuple(found)
 
 
 def _window_defaults(
@@ -51,18 +75,13 @@ def canonical_attributes(model: onnx.ModelProto, options: NormalizeOptions) -> N
     for graph in iter_graphs(model.graph):
         weights = {t.name: list(t.dims) for t in graph.initializer}
         for node in graph.node:
-            schema = _schema(node, opsets)
+            domain = "" if node.domain == "ai.onnx" else node.domain
+            key = (node.op_type, opsets.get(domain, 1), domain)
+            schema = _schema(*key)
             if schema is None:
                 continue
             present = {a.name for a in node.attribute}
-            for name, spec in schema.attributes.items():
-                default = spec.default_value
-                if name in present or default.type == onnx.AttributeProto.UNDEFINED:
-                    continue
-                attribute = onnx.AttributeProto()
-                attribute.CopyFrom(default)
-                attribute.name = name
-                node.attribute.append(attribute)
+            node.attribute.extend(a for a in _defaults(*key) if a.name not in present)
             if node.op_type in WINDOWED_OPS and node.domain in ("", "ai.onnx"):
                 for name, value in _window_defaults(node, schema, weights).items():
                     node.attribute.append(helper.make_attribute(name, value))

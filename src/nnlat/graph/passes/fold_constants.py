@@ -92,23 +92,32 @@ def fold_constants(model: onnx.ModelProto, options: NormalizeOptions) -> bool:
     graph = model.graph
     types = _known_types(graph)
     constants = {t.name for t in graph.initializer}
-    values = {t.name: numpy_helper.to_array(t) for t in graph.initializer if has_data(t)}
+    # Converted to arrays only when a node is evaluated: most are never read by one.
+    stored = {t.name: t for t in graph.initializer}
+    values: dict[str, np.ndarray] = {}
     kept: list[onnx.NodeProto] = []
     folded: list[onnx.TensorProto] = []
     for node in graph.node:
         outputs = [o for o in node.output if o]
-        shapes = [_static_shape(types.get(o)) for o in outputs]
         reads = [i for i in node.input if i]
+        shape_op = node.op_type in ("Shape", "Size") and node.domain in ("", "ai.onnx")
+        if not shape_op and not (outputs and all(r in constants for r in reads)):
+            kept.append(node)  # reads a run-time value: most nodes, so checked first
+            continue
+        shapes = [_static_shape(types.get(o)) for o in outputs]
         result: list[np.ndarray] | None = None
-        if node.op_type in ("Shape", "Size") and node.domain in ("", "ai.onnx"):
+        if shape_op:
             shape = _static_shape(types.get(node.input[0]))
             if shape is not None:
                 result = [_shape_op_value(node, shape)]
         elif _has_subgraph(node) or not all(r in constants for r in reads) or not outputs:
             result = None
-        elif all(r in values for r in reads) and all(
+        elif all(r in values or (r in stored and has_data(stored[r])) for r in reads) and all(
             s is not None and math.prod(s) <= KEEP_VALUE_NUMEL for s in shapes
         ):
+            for name in reads:
+                if name not in values:
+                    values[name] = numpy_helper.to_array(stored[name])
             result = _evaluate(node, values, model)
         if result is not None:
             for name, value in zip(outputs, result, strict=False):
