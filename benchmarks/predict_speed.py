@@ -1,7 +1,11 @@
 """Benchmark: how fast does a predictor answer?
 
 Run:  python benchmarks/predict_speed.py [--predictor DIR] [--graphs 1000] [--passes 3] [--core 0]
-      [--cache FILE]
+      [--cache FILE] [--files-only]
+
+To compare two versions of nnlat on one host (its speed drifts from hour to hour), run
+this script against each checkout's sources in turn: ``PYTHONPATH=CHECKOUT/src python
+benchmarks/predict_speed.py --files-only``.
 
 Run it without ``taskset`` (or with every core it may use): the one-core rows pin the
 process to ``--core`` themselves (CPU affinity, one torch thread); the all-core rows use
@@ -36,6 +40,7 @@ import onnx
 import torch
 from graph_load import LIGHT, timed, with_weights, zoo_resnet50
 
+import nnlat
 from nnlat.features import raw_features
 from nnlat.features.parallel import raw_features_many
 from nnlat.graph.ir import Graph
@@ -121,14 +126,18 @@ def main() -> None:
         default=str(Path(tempfile.gettempdir()) / "nnlat-bench-nasbench201.bin"),
         help="where the generated graphs are kept between runs ('' to regenerate)",
     )
+    parser.add_argument("--files-only", action="store_true", help="only the ResNet-50 files")
     args = parser.parse_args()
     every = os.sched_getaffinity(0)
     one = {min(every) if args.core is None else args.core}
     predictor = load_predictor(args.predictor)
     platform = predictor.platforms[0]
+    print(f"nnlat from {Path(nnlat.__file__).parent}")
     print(f"predictor platforms {predictor.platforms}; predicting on {platform}\n")
     use_cores(one)
     single_files(predictor, platform, args.repeats)
+    if args.files_only:
+        return
 
     graphs = nasbench201_graphs(args.graphs, Path(args.cache) if args.cache else None)
     models = [g.onnx_bytes for g in graphs]
