@@ -15,6 +15,7 @@ from nnlat.predictor import Predictor, TrainSettings
 from nnlat.predictor.metrics import mape
 from nnlat.predictor.models.brpnas import BrpnasConfig, BrpnasGcn, add_global_nodes
 from nnlat.predictor.predictor import NETWORKS, to_data
+from nnlat.testing.cells import cell_arch
 from nnlat.testing.records import TOY_PLATFORM, toy_records
 
 NODE_DIM, GLOBAL_DIM = 5, 3
@@ -172,14 +173,9 @@ def test_learns_a_latency_that_counts_operators() -> None:
     records = []
     for index in range(240):
         chosen = [ops[i] for i in rng.integers(0, len(ops), size=6)]
-        names = iter(chosen)
-        arch = "+".join(
-            "|" + "|".join(f"{next(names)}~{s}" for s in range(t)) + "|" for t in (1, 2, 3)
-        )
         latency = 1.0 + sum(cost.get(op, 0.0) for op in chosen)
-        records.append(
-            LatencyRecord(f"cell{index}", "cell", TOY_PLATFORM, 1, latency, nasbench201_cell(arch))
-        )
+        raw = nasbench201_cell(cell_arch(chosen))
+        records.append(LatencyRecord(f"cell{index}", "cell", TOY_PLATFORM, 1, latency, raw))
     train, test = records[:200], records[200:]
     predictor, _ = Predictor.fit(
         train,

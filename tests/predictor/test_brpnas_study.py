@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from nnlat.datasets.published import import_latency_table, read_latency_table
@@ -17,22 +15,12 @@ from nnlat.predictor.brpnas_study import (
     nasbench201_archs,
     read_results,
 )
-from nnlat.predictor.models.arch_encoding import op_counts
 from nnlat.store import Store
-from nnlat.zoo.nasbench201 import arch_string
-
-OPS = ("skip_connect", "nor_conv_1x1", "nor_conv_3x3", "avg_pool_3x3")
-# A made-up device whose latency is exactly additive over operations and stages.
-STAGE_OP_MS = np.array([0.1, 0.5, 1.5, 0.3, 0.2, 0.7, 1.9, 0.4, 0.3, 0.9, 2.4, 0.5, 2.0])
+from nnlat.testing.cells import additive_ms, spread_archs
 
 
 def archs(count: int) -> list[str]:
-    choices = itertools.product(OPS, repeat=6)
-    cells = [next(choices) for _ in range(count * 97)][::97]  # spread over the space
-    return [
-        arch_string([[(c[0], 0)], [(c[1], 0), (c[2], 1)], [(c[3], 0), (c[4], 1), (c[5], 2)]])
-        for c in cells
-    ]
+    return spread_archs(count, 97)  # spread over the space
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +28,7 @@ def study_data(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> tuple[list[LatencyRecord], dict[str, str]]:
     folder = tmp_path_factory.mktemp("study")
-    rows = [f"{i},{a},{float(op_counts(a) @ STAGE_OP_MS):.6f}" for i, a in enumerate(archs(26))]
+    rows = [f"{i},{a},{additive_ms(a):.6f}" for i, a in enumerate(archs(26))]
     path = folder / "lab_additive_ms.csv"
     path.write_text("nb201_idx,arch_str,latency_ms\n" + "\n".join(rows) + "\n")
     store = Store.open("sqlite://")
@@ -133,11 +121,7 @@ def test_cli_trains_on_the_cell_graphs_of_a_file_without_importing(tmp_path: Pat
 
     from nnlat.cli.main import app
 
-    cells = list(itertools.islice(itertools.product(OPS, repeat=6), 0, 4096, 27))  # 152
-    rows = []
-    for i, c in enumerate(cells):
-        arch = arch_string([[(c[0], 0)], [(c[1], 0), (c[2], 1)], [(c[3], 0), (c[4], 1), (c[5], 2)]])
-        rows.append(f"{i},{arch},{float(op_counts(arch) @ STAGE_OP_MS):.6f}")
+    rows = [f"{i},{a},{additive_ms(a):.6f}" for i, a in enumerate(spread_archs(152, 27))]
     path = tmp_path / "lab_additive_ms.csv"
     path.write_text("nb201_idx,arch_str,latency_ms\n" + "\n".join(rows) + "\n")
     out = tmp_path / "cells"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 from pathlib import Path
 
@@ -24,12 +23,10 @@ from nnlat.predictor.few_shot import (
     summary,
     training_pool,
 )
-from nnlat.predictor.models.arch_encoding import op_counts
 from nnlat.predictor.training import TrainSettings
-from nnlat.zoo.nasbench201 import arch_string
+from nnlat.testing.cells import ADDITIVE_MS, additive_ms, spread_archs
 
-OPS = ("skip_connect", "nor_conv_1x1", "nor_conv_3x3", "avg_pool_3x3")
-GPU_MS = np.array([0.1, 0.5, 1.5, 0.3, 0.2, 0.7, 1.9, 0.4, 0.3, 0.9, 2.4, 0.5, 2.0])
+GPU_MS = ADDITIVE_MS
 # The CPU's costs rank operations unlike the GPU's (pooling dear, convolutions cheap).
 CPU_MS = np.array([0.3, 0.2, 0.4, 2.5, 0.3, 0.3, 0.5, 3.1, 0.4, 0.4, 0.6, 3.9, 3.0])
 QUICK = TrainSettings(epochs=60, batch_size=16, valid_fraction=0.0, device="cpu")
@@ -37,11 +34,7 @@ TINY = {"hidden": 16, "layers": 2}
 
 
 def archs(count: int) -> list[str]:
-    cells = list(itertools.islice(itertools.product(OPS, repeat=6), 0, count * 53, 53))
-    return [
-        arch_string([[(c[0], 0)], [(c[1], 0), (c[2], 1)], [(c[3], 0), (c[4], 1), (c[5], 2)]])
-        for c in cells
-    ]
+    return spread_archs(count, 53)
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +42,7 @@ def help_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two batch sizes of one GPU, a CPU, and a phone exactly 3x slower than the CPU."""
     rows = []
     for i, arch in enumerate(archs(48)):
-        gpu, cpu = float(op_counts(arch) @ GPU_MS), float(op_counts(arch) @ CPU_MS)
+        gpu, cpu = additive_ms(arch, GPU_MS), additive_ms(arch, CPU_MS)
         rows.append(f"{i},{arch},{gpu:.5f},{gpu / 4:.5f},{cpu:.5f},{3 * cpu:.5f}")
     path = tmp_path_factory.mktemp("help") / "help_latency_ms.csv"
     path.write_text("nb201_idx,arch_str,gpu_1,gpu_32,cpu,phone\n" + "\n".join(rows) + "\n")

@@ -139,8 +139,8 @@ def _attribute_graphs(attr: onnx.AttributeProto) -> list[onnx.GraphProto]:
 def iter_graphs(graph: onnx.GraphProto) -> Iterator[onnx.GraphProto]:
     """``graph`` and, recursively, every sub-graph held in node attributes."""
     yield graph
-    # Inlined rather than _attribute_graphs: every pass walks every attribute of every
-    # node this way, and a call per attribute is a fifth of a small model's load time.
+    # _attribute_graphs inlined: every pass walks every attribute of every node this
+    # way, and the call per attribute was a quarter of this walk's time.
     for node in graph.node:
         for attr in node.attribute:
             kind = attr.type

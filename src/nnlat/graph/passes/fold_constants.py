@@ -110,7 +110,7 @@ def fold_constants(model: onnx.ModelProto, options: NormalizeOptions) -> bool:
             shape = _static_shape(types.get(node.input[0]))
             if shape is not None:
                 result = [_shape_op_value(node, shape)]
-        elif _has_subgraph(node) or not all(r in constants for r in reads) or not outputs:
+        elif _has_subgraph(node):  # (its reads are all constant: checked above)
             result = None
         elif all(r in values or (r in stored and has_data(stored[r])) for r in reads) and all(
             s is not None and math.prod(s) <= KEEP_VALUE_NUMEL for s in shapes
