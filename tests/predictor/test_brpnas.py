@@ -105,6 +105,18 @@ def test_one_layer_reaches_every_node_even_isolated_ones(node: int) -> None:
     assert torch.equal(after[1], before[1])  # the other graph's global node is not joined
 
 
+@pytest.mark.parametrize("edges", ["undirected", "directed"])
+def test_only_directed_edges_tell_a_chain_from_its_reverse(edges: str) -> None:
+    chain = graph(4, [(0, 1), (1, 2), (2, 3)], seed=7)
+    reverse = chain.clone()
+    reverse.edge_index = chain.edge_index.flip(0)
+    torch.manual_seed(0)
+    config = BrpnasConfig(NODE_DIM, GLOBAL_DIM, 1, hidden=16, layers=2, edges=edges)
+    model = BrpnasGcn(config).eval()
+    out = model(Batch.from_data_list([chain, reverse]))
+    assert torch.isclose(out[0], out[1]).item() == (edges == "undirected")
+
+
 def test_embedding_is_the_global_node_then_the_static_features() -> None:
     g = graph(3, [(0, 1), (1, 2)], seed=6)
     model = net(layers=1)

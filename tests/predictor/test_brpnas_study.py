@@ -45,7 +45,16 @@ def test_every_method_runs_on_one_split_and_resumes(
 ) -> None:
     records, arch_of = study_data
     path = tmp_path / "study.jsonl"
-    methods = ["layerwise", "lr", "xgboost", "gcn", "gcn-identity", "gcn-random", "nnlp"]
+    methods = [
+        "layerwise",
+        "lr",
+        "xgboost",
+        "gcn",
+        "gcn-identity",
+        "gcn-random",
+        "gcn-directed",
+        "nnlp",
+    ]
     results = brpnas_study(
         records, arch_of, methods, [0], [12], results_path=path, epochs=2, validation=4, largest=12
     )

@@ -1,10 +1,12 @@
-"""The shared training loop's optimiser options: AdamW and the plateau schedule."""
+"""The shared training loop's options: losses, AdamW and the plateau schedule."""
 
 from __future__ import annotations
 
 import pytest
+import torch
 
 from nnlat.predictor import Predictor, TrainSettings
+from nnlat.predictor.training import loss_value
 from nnlat.testing.records import toy_records
 
 
@@ -29,3 +31,14 @@ def test_a_plateau_halves_the_learning_rate() -> None:
 def test_an_unknown_optimiser_is_refused() -> None:
     with pytest.raises(ValueError, match="optimiser"):
         TrainSettings(optimiser="sgd")
+
+
+@pytest.mark.parametrize(
+    ("loss", "expected"),
+    [("l1", (0.2 + 0.4) / 2), ("mape", (0.1 + 0.1) / 2), ("mse", (0.04 + 0.16) / 2)],
+)
+def test_losses_compare_predicted_and_measured_milliseconds(loss: str, expected: float) -> None:
+    # The network predicts log-milliseconds: 2.2 and 3.6 ms against 2 and 4 measured.
+    log_pred = torch.log(torch.tensor([2.2, 3.6]))
+    value = loss_value(loss, log_pred, torch.tensor([2.0, 4.0]))
+    assert float(value) == pytest.approx(expected, rel=1e-5)

@@ -11,8 +11,9 @@ seeds. Here every method sees the same draw for a seed:
   is the BRP-NAS GCN as the paper has it (global node readout, no static features, its
   training configuration: AdamW with weight decay 5e-4, lr 8e-4 halved after 10 epochs
   without progress, batch 10, 250 epochs, patience 35, an L1 relative loss);
-  ``gcn-identity`` and ``gcn-random`` are the ablations of Yue's Table 4; ``nnlp`` is
-  nnlat's own predictor with its default training;
+  ``gcn-identity`` and ``gcn-random`` are the ablations of Yue's Table 4;
+  ``gcn-directed`` convolves along the data flow only (our GCN takes edges both ways);
+  ``nnlp`` is nnlat's own predictor with its default training;
 * cell-encoding baselines (:mod:`nnlat.predictor.models.arch_encoding`) see the
   architecture string: ``lr``, ``xgboost`` and ``layerwise``.
 
@@ -61,6 +62,7 @@ GRAPH_METHODS: dict[str, tuple[str, dict[str, object], TrainSettings]] = {
     "gcn": ("brpnas", PAPER_GCN, PAPER_SETTINGS),
     "gcn-identity": ("brpnas", {**PAPER_GCN, "adjacency": "identity"}, PAPER_SETTINGS),
     "gcn-random": ("brpnas", {**PAPER_GCN, "node_features": "random"}, PAPER_SETTINGS),
+    "gcn-directed": ("brpnas", {**PAPER_GCN, "edges": "directed"}, PAPER_SETTINGS),
     "nnlp": ("nnlp", {}, TrainSettings()),
 }
 ARCH_METHODS = {"lr": OneHotLinear, "xgboost": OneHotXgboost, "layerwise": LayerwiseSum}

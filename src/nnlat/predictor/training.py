@@ -21,7 +21,7 @@ from torch import nn
 from torch_geometric.data import Data
 from torch_geometric.loader import DataLoader
 
-LossName = Literal["log-mse", "mse", "sre", "mape", "hybrid"]
+LossName = Literal["log-mse", "mse", "l1", "sre", "mape", "hybrid"]
 
 # Called after each epoch: (epoch, train loss, validation MAPE or None).
 OnEpoch = Callable[[int, float, float | None], None]
@@ -41,8 +41,8 @@ class TrainSettings(BaseModel):
             more than this many epochs (torch's ``ReduceLROnPlateau`` patience; BRP-NAS's
             schedule is 10); None keeps it constant.
         loss: ``log-mse`` (squared error of log latencies, the default), ``mse`` (the
-            paper's, on ms), ``sre`` (squared relative error), ``mape``, or ``hybrid``
-            (log-mse + mape).
+            paper's, on ms), ``l1`` (BRP-NAS's, on ms), ``sre`` (squared relative
+            error), ``mape``, or ``hybrid`` (log-mse + mape).
         patience: stop after this many epochs without a better validation MAPE.
         valid_fraction: share of training graphs held out for validation.
         seed: seeds the split, the initial weights and the batch order.
@@ -85,6 +85,8 @@ def loss_value(name: LossName, log_pred: torch.Tensor, y_ms: torch.Tensor) -> to
         return log_mse
     if name == "mse":
         return torch.mean((pred - y_ms) ** 2)
+    if name == "l1":
+        return torch.mean(torch.abs(pred - y_ms))
     if name == "sre":
         return torch.mean(relative**2)
     if name == "mape":
@@ -172,7 +174,14 @@ def train_network(
     device = settings.torch_device()
     net.to(device)
     kind = torch.optim.AdamW if settings.optimiser == "adamw" else torch.optim.Adam
-    optimiser = kind(net.parameters(), lr=settings.lr, weight_decay=settings.weight_decay)
+    # The fused kernels step every tensor in one call: about 3x faster than the default
+    # per-tensor loop on a CPU, where that loop was a third of BRP-NAS's training time.
+    optimiser = kind(
+        net.parameters(),
+        lr=settings.lr,
+        weight_decay=settings.weight_decay,
+        fused=device.type in ("cpu", "cuda"),
+    )
     schedule = None
     if settings.lr_plateau is not None and valid:
         schedule = torch.optim.lr_scheduler.ReduceLROnPlateau(
