@@ -53,6 +53,7 @@ def test_every_method_runs_on_one_split_and_resumes(
         "gcn-identity",
         "gcn-random",
         "gcn-directed",
+        "gcn-b1",
         "nnlp",
     ]
     results = brpnas_study(
