@@ -145,10 +145,12 @@ def test_cli_trains_on_the_database_then_predicts(tmp_path: Path) -> None:
         ({"node_features": False}, False, True),
         ({"gnn": False}, True, True),
         ({"static_features": False}, True, False),
+        ({"readout": "additive"}, True, True),
+        ({"readout": "additive", "static_features": False}, True, False),
     ],
 )
 def test_ablations_remove_what_they_say(
-    overrides: dict[str, bool], sees_nodes: bool, sees_static: bool
+    overrides: dict[str, object], sees_nodes: bool, sees_static: bool
 ) -> None:
     import torch
     from torch_geometric.data import Batch
@@ -168,6 +170,36 @@ def test_ablations_remove_what_they_say(
     assert bool(net(Batch.from_data_list([nodes])) != base) == sees_nodes
     assert bool(net(Batch.from_data_list([static])) != base) == sees_static
     assert isinstance(base, torch.Tensor)
+
+
+@pytest.mark.parametrize(("readout", "adds_up"), [("additive", True), ("sum", False)])
+def test_an_additive_readout_predicts_twice_the_latency_for_a_graph_twice_over(
+    readout: str, adds_up: bool
+) -> None:
+    import math
+
+    import torch
+    from torch_geometric.data import Batch
+
+    from nnlat.predictor.models.nnlp import Nnlp, NnlpConfig
+    from nnlat.predictor.predictor import to_data
+
+    predictor, records = toy_predictor(epochs=1)
+    config = NnlpConfig(
+        predictor.schema.node_dim,
+        predictor.schema.global_dim,
+        1,
+        readout=readout,
+        static_features=False,
+    )
+    net = Nnlp(config).eval()
+    data = to_data(predictor.schema.encode(records[0].raw), 0)
+    # Two disjoint copies of the graph: every node keeps its neighbourhood.
+    twice = data.clone()
+    twice.x = data.x.repeat(2, 1)
+    twice.edge_index = torch.cat([data.edge_index, data.edge_index + data.num_nodes], dim=1)
+    once, doubled = (float(net(Batch.from_data_list([g]))) for g in (data, twice))
+    assert math.isclose(doubled - once, math.log(2), abs_tol=1e-4) == adds_up
 
 
 def test_a_batch_size_unseen_in_training_gets_a_finite_prediction() -> None:

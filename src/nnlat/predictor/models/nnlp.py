@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import asdict, dataclass
+from typing import Literal
 
 import torch
 from torch import nn
@@ -32,6 +33,10 @@ class NnlpConfig:
             node features the heads see only the static features; without the GNN the
             node features themselves are summed; without static features only the sum
             of node embeddings is used.
+        readout: ``sum`` (the paper's: a head reads the sum of node embeddings) or
+            ``additive`` (a head per node reads its embedding, its own features and the
+            graph's, and outputs that node's share of the latency; the shares are
+            summed). See :class:`Nnlp` for why.
     """
 
     node_dim: int
@@ -43,11 +48,14 @@ class NnlpConfig:
     node_features: bool = True
     gnn: bool = True
     static_features: bool = True
+    readout: Literal["sum", "additive"] = "sum"
 
     @property
     def embedding_dim(self) -> int:
-        """Width of the unified graph embedding the heads read."""
+        """Width of what a head reads: the unified graph embedding, or a node's vector."""
         nodes = 0 if not self.node_features else (self.hidden if self.gnn else self.node_dim)
+        if self.readout == "additive" and self.node_features and self.gnn:
+            nodes += self.node_dim
         return nodes + (self.global_dim if self.static_features else 0)
 
     def to_dict(self) -> dict[str, object]:
@@ -90,6 +98,8 @@ class Nnlp(nn.Module):
         self.config = config
         if config.embedding_dim == 0:
             raise ValueError("NNLP needs node features or static features")
+        if config.readout == "additive" and not config.node_features:
+            raise ValueError("an additive readout needs node features")
         dims = [config.node_dim] + [config.hidden] * config.layers
         use_convs = config.node_features and config.gnn
         self.convs = (
@@ -110,23 +120,50 @@ class Nnlp(nn.Module):
         self.config = NnlpConfig(**{**self.config.to_dict(), "platforms": len(self.heads)})
         return len(self.heads) - 1
 
+    def node_embeddings(self, batch: torch.Tensor) -> torch.Tensor:
+        """Every node's GraphSAGE embedding (its own features without the GNN)."""
+        x = batch.x
+        for conv in self.convs:
+            x = torch.relu(conv(x, batch.edge_index))
+        return x
+
     def embed(self, batch: torch.Tensor) -> torch.Tensor:
         """The unified graph embedding: sum of node embeddings ⊕ static features."""
         parts = []
         if self.config.node_features:
-            x = batch.x
-            for conv in self.convs:
-                x = torch.relu(conv(x, batch.edge_index))
-            parts.append(global_add_pool(x, batch.batch))
+            parts.append(global_add_pool(self.node_embeddings(batch), batch.batch))
         if self.config.static_features:
             parts.append(batch.global_x)
         return torch.cat(parts, dim=1)
 
     def forward(self, batch: torch.Tensor) -> torch.Tensor:
         """Log-latency per graph of ``batch`` on the platform in ``batch.platform``."""
+        if self.config.readout == "additive":
+            return self._additive(batch)
         embedding = self.embed(batch)
         out = torch.empty(embedding.shape[0], device=embedding.device)
         for index in torch.unique(batch.platform).tolist():
             rows = batch.platform == index
             out[rows] = self.heads[index](embedding[rows]).squeeze(-1)
         return out
+
+    def _additive(self, batch: torch.Tensor) -> torch.Tensor:
+        # On one thread a network's latency is close to the sum of its kernels' (see
+        # reports/kernel_additivity.md), so each node predicts its own share: a large
+        # graph of small convolutions is then not mistaken for a large network, which
+        # an MLP on the summed L2-normalised embeddings cannot tell apart.
+        parts = [self.node_embeddings(batch)]
+        if self.config.gnn:
+            parts.append(batch.x)
+        if self.config.static_features:
+            parts.append(batch.global_x[batch.batch])
+        nodes = torch.cat(parts, dim=1)
+        node_platform = batch.platform[batch.batch]
+        shares = torch.empty(nodes.shape[0], device=nodes.device)
+        for index in torch.unique(batch.platform).tolist():
+            rows = node_platform == index
+            shares[rows] = nn.functional.softplus(self.heads[index](nodes[rows]).squeeze(-1))
+        graphs = batch.platform.shape[0]
+        return torch.log(global_add_pool(shares.unsqueeze(-1), batch.batch, size=graphs) + 1e-6)[
+            :, 0
+        ]
