@@ -140,11 +140,14 @@ class Nnlp(nn.Module):
         """Log-latency per graph of ``batch`` on the platform in ``batch.platform``."""
         if self.config.readout == "additive":
             return self._additive(batch)
-        embedding = self.embed(batch)
-        out = torch.empty(embedding.shape[0], device=embedding.device)
-        for index in torch.unique(batch.platform).tolist():
-            rows = batch.platform == index
-            out[rows] = self.heads[index](embedding[rows]).squeeze(-1)
+        return self._through_heads(self.embed(batch), batch.platform)
+
+    def _through_heads(self, inputs: torch.Tensor, platform: torch.Tensor) -> torch.Tensor:
+        """Each row of ``inputs`` through the head of its platform (``platform[row]``)."""
+        out = torch.empty(inputs.shape[0], device=inputs.device)
+        for index in torch.unique(platform).tolist():
+            rows = platform == index
+            out[rows] = self.heads[index](inputs[rows]).squeeze(-1)
         return out
 
     def _additive(self, batch: torch.Tensor) -> torch.Tensor:
@@ -158,12 +161,6 @@ class Nnlp(nn.Module):
         if self.config.static_features:
             parts.append(batch.global_x[batch.batch])
         nodes = torch.cat(parts, dim=1)
-        node_platform = batch.platform[batch.batch]
-        shares = torch.empty(nodes.shape[0], device=nodes.device)
-        for index in torch.unique(batch.platform).tolist():
-            rows = node_platform == index
-            shares[rows] = nn.functional.softplus(self.heads[index](nodes[rows]).squeeze(-1))
-        graphs = batch.platform.shape[0]
-        return torch.log(global_add_pool(shares.unsqueeze(-1), batch.batch, size=graphs) + 1e-6)[
-            :, 0
-        ]
+        shares = nn.functional.softplus(self._through_heads(nodes, batch.platform[batch.batch]))
+        total = global_add_pool(shares.unsqueeze(-1), batch.batch, size=batch.num_graphs)
+        return torch.log(total.squeeze(-1) + 1e-6)
