@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import warnings
 from pathlib import Path
 
@@ -147,6 +148,8 @@ def test_cli_trains_on_the_database_then_predicts(tmp_path: Path) -> None:
         ({"static_features": False}, True, False),
         ({"readout": "additive"}, True, True),
         ({"readout": "additive", "static_features": False}, True, False),
+        ({"readout": "log-sum"}, True, True),
+        ({"readout": "mean"}, True, True),
     ],
 )
 def test_ablations_remove_what_they_say(
@@ -172,12 +175,16 @@ def test_ablations_remove_what_they_say(
     assert isinstance(base, torch.Tensor)
 
 
-@pytest.mark.parametrize(("readout", "adds_up"), [("additive", True), ("sum", False)])
-def test_an_additive_readout_predicts_twice_the_latency_for_a_graph_twice_over(
-    readout: str, adds_up: bool
+@pytest.mark.parametrize(
+    ("readout", "shift"),
+    [("additive", math.log(2)), ("mean", 0.0), ("sum", None), ("log-sum", None)],
+)
+def test_a_graph_twice_over_is_twice_as_slow_additively_and_the_same_by_its_mean(
+    readout: str, shift: float | None
 ) -> None:
-    import math
-
+    # The additive readout sums per-node latencies; the mean readout sees only the
+    # graph's composition (without static features, nothing tells it the size); the
+    # summed readouts are neither.
     import torch
     from torch_geometric.data import Batch
 
@@ -199,7 +206,8 @@ def test_an_additive_readout_predicts_twice_the_latency_for_a_graph_twice_over(
     twice.x = data.x.repeat(2, 1)
     twice.edge_index = torch.cat([data.edge_index, data.edge_index + data.num_nodes], dim=1)
     once, doubled = (float(net(Batch.from_data_list([g]))) for g in (data, twice))
-    assert math.isclose(doubled - once, math.log(2), abs_tol=1e-4) == adds_up
+    for expected in (math.log(2), 0.0):
+        assert math.isclose(doubled - once, expected, abs_tol=1e-4) == (shift == expected)
 
 
 def test_a_batch_size_unseen_in_training_gets_a_finite_prediction() -> None:
@@ -212,3 +220,20 @@ def test_a_batch_size_unseen_in_training_gets_a_finite_prediction() -> None:
     eight = load(tiny_model(dynamic_batch=True), batch_size=8)
     ms_one, ms_eight = predictor.predict_raw([raw_features(one), raw_features(eight)], TOY_PLATFORM)
     assert 0 < ms_one < 1e3 and 0 < ms_eight < 1e3
+
+
+@pytest.mark.parametrize(
+    ("overrides", "complaint"),
+    [
+        ({"node_features": False, "static_features": False}, "node features or static"),
+        ({"readout": "additive", "node_features": False}, "additive readout needs node"),
+        ({"readout": "log-sum", "gnn": False}, "log-sum readout needs the GNN"),
+    ],
+)
+def test_a_network_that_cannot_work_is_refused_with_the_reason(
+    overrides: dict[str, object], complaint: str
+) -> None:
+    from nnlat.predictor.models.nnlp import Nnlp, NnlpConfig
+
+    with pytest.raises(ValueError, match=complaint):
+        Nnlp(NnlpConfig(node_dim=4, global_dim=2, platforms=1, **overrides))

@@ -31,6 +31,8 @@ from nnlat.predictor.training import TrainSettings
 GRAPH_METHODS: dict[str, tuple[str, dict[str, object]]] = {
     "nnlp": ("nnlp", {}),
     "nnlp-additive": ("nnlp", {"readout": "additive"}),
+    "nnlp-log-sum": ("nnlp", {"readout": "log-sum"}),
+    "nnlp-mean": ("nnlp", {"readout": "mean"}),
     "brpnas": ("brpnas", {}),
     "tpu": ("tpu", {}),
     "nnlp-wo-node": ("nnlp", {"node_features": False}),

@@ -16,7 +16,7 @@ from typing import Literal
 
 import torch
 from torch import nn
-from torch_geometric.nn import SAGEConv, global_add_pool
+from torch_geometric.nn import SAGEConv, global_add_pool, global_mean_pool
 
 
 @dataclass(frozen=True)
@@ -33,10 +33,11 @@ class NnlpConfig:
             node features the heads see only the static features; without the GNN the
             node features themselves are summed; without static features only the sum
             of node embeddings is used.
-        readout: ``sum`` (the paper's: a head reads the sum of node embeddings) or
-            ``additive`` (a head per node reads its embedding, its own features and the
-            graph's, and outputs that node's share of the latency; the shares are
-            summed). See :class:`Nnlp` for why.
+        readout: ``sum`` (the paper's: a head reads the sum of node embeddings),
+            ``log-sum`` (the log1p of that sum), ``mean`` (their mean), or ``additive``
+            (a head per node reads its embedding, its own features and the graph's, and
+            outputs that node's share of the latency; the shares are summed). See
+            :class:`Nnlp` for why.
     """
 
     node_dim: int
@@ -48,7 +49,7 @@ class NnlpConfig:
     node_features: bool = True
     gnn: bool = True
     static_features: bool = True
-    readout: Literal["sum", "additive"] = "sum"
+    readout: Literal["sum", "log-sum", "mean", "additive"] = "sum"
 
     @property
     def embedding_dim(self) -> int:
@@ -100,6 +101,8 @@ class Nnlp(nn.Module):
             raise ValueError("NNLP needs node features or static features")
         if config.readout == "additive" and not config.node_features:
             raise ValueError("an additive readout needs node features")
+        if config.readout == "log-sum" and not config.gnn:
+            raise ValueError("a log-sum readout needs the GNN's non-negative embeddings")
         dims = [config.node_dim] + [config.hidden] * config.layers
         use_convs = config.node_features and config.gnn
         self.convs = (
@@ -131,10 +134,21 @@ class Nnlp(nn.Module):
         """The unified graph embedding: sum of node embeddings ⊕ static features."""
         parts = []
         if self.config.node_features:
-            parts.append(global_add_pool(self.node_embeddings(batch), batch.batch))
+            parts.append(self._pool(self.node_embeddings(batch), batch.batch))
         if self.config.static_features:
             parts.append(batch.global_x)
         return torch.cat(parts, dim=1)
+
+    def _pool(self, nodes: torch.Tensor, graph_of_node: torch.Tensor) -> torch.Tensor:
+        # The heads read log-scaled static features and output log-latency, but a sum of
+        # L2-normalised embeddings grows with the node count: a graph of many cheap nodes
+        # looks like a large network. ``log-sum`` puts the sum on the static features'
+        # log scale (embeddings are non-negative after ReLU); ``mean`` keeps only the
+        # graph's composition and leaves its size to the static features.
+        if self.config.readout == "mean":
+            return global_mean_pool(nodes, graph_of_node)
+        pooled = global_add_pool(nodes, graph_of_node)
+        return torch.log1p(pooled) if self.config.readout == "log-sum" else pooled
 
     def forward(self, batch: torch.Tensor) -> torch.Tensor:
         """Log-latency per graph of ``batch`` on the platform in ``batch.platform``."""
