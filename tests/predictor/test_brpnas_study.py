@@ -54,6 +54,7 @@ def test_every_method_runs_on_one_split_and_resumes(
         "gcn-random",
         "gcn-directed",
         "gcn-b1",
+        "gcn-b4",
         "nnlp",
     ]
     results = brpnas_study(
