@@ -237,3 +237,26 @@ def test_a_network_that_cannot_work_is_refused_with_the_reason(
 
     with pytest.raises(ValueError, match=complaint):
         Nnlp(NnlpConfig(node_dim=4, global_dim=2, platforms=1, **overrides))
+
+
+def test_a_predictor_saved_before_the_readout_was_recorded_loads_with_the_sum(
+    tmp_path: Path,
+) -> None:
+    # NNLP summed node embeddings before NnlpConfig.readout existed; the default is now
+    # the mean, so a checkpoint without the field must not silently change readout.
+    records = toy_records()
+    predictor, _ = Predictor.fit(
+        records,
+        settings=TrainSettings(epochs=2, valid_fraction=0.25, device="cpu"),
+        config={"hidden": 16, "layers": 2, "readout": "sum"},
+    )
+    saved = predictor.save(tmp_path / "old")
+    sidecar = json.loads((saved / "predictor.json").read_text())
+    del sidecar["config"]["readout"]
+    (saved / "predictor.json").write_text(json.dumps(sidecar))
+    loaded = Predictor.load(saved)
+    assert loaded.net.config.readout == "sum"
+    raws = [r.raw for r in records[:4]]
+    np.testing.assert_allclose(
+        loaded.predict_raw(raws, TOY_PLATFORM), predictor.predict_raw(raws, TOY_PLATFORM)
+    )

@@ -15,7 +15,8 @@ seeds. Here every method sees the same draw for a seed:
   ``gcn-directed`` convolves along the data flow only (our GCN takes edges both ways);
   ``gcn-b1`` trains as the authors' released code does (batch 1, lr 4e-4);
   ``gcn-b4`` the same at batch 4 (Yue's Table 6 batch-size study);
-  ``nnlp`` is nnlat's own predictor with its default training;
+  ``nnlp`` is nnlat's own predictor with its default training (``nnlp-sum`` with the
+  paper's sum readout, nnlat's default before the mean);
 * cell-encoding baselines (:mod:`nnlat.predictor.models.arch_encoding`) see the
   architecture string: ``lr``, ``xgboost`` and ``layerwise``.
 
@@ -77,6 +78,7 @@ GRAPH_METHODS: dict[str, tuple[str, dict[str, object], TrainSettings]] = {
         PAPER_SETTINGS.model_copy(update={**AUTHORS_CODE, "batch_size": 4}),
     ),
     "nnlp": ("nnlp", {}, TrainSettings()),
+    "nnlp-sum": ("nnlp", {"readout": "sum"}, TrainSettings()),
 }
 ARCH_METHODS = {"lr": OneHotLinear, "xgboost": OneHotXgboost, "layerwise": LayerwiseSum}
 METHODS = (*GRAPH_METHODS, *ARCH_METHODS)

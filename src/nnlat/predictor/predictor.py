@@ -15,8 +15,8 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -56,14 +56,24 @@ FORMAT_VERSION = 1
 
 @dataclass(frozen=True)
 class Network:
-    """A registered graph network: how to build it from its configuration."""
+    """A registered graph network: how to build it from its configuration.
+
+    Attributes:
+        config_type: its configuration dataclass.
+        build: configuration → network.
+        older_checkpoints: values for configuration fields that checkpoints saved
+            before the field existed lack; they are not today's defaults when a default
+            has changed since.
+    """
 
     config_type: type
     build: Callable[[Any], nn.Module]
+    older_checkpoints: Mapping[str, object] = field(default_factory=dict)
 
 
 NETWORKS: Registry[Network] = Registry("predictor network")
-NETWORKS.register("nnlp", Network(NnlpConfig, Nnlp))
+# NNLP's readout was the sum before it was recorded, and is the mean now.
+NETWORKS.register("nnlp", Network(NnlpConfig, Nnlp, {"readout": "sum"}))
 NETWORKS.register("brpnas", Network(BrpnasConfig, BrpnasGcn))
 NETWORKS.register("tpu", Network(KernelSageConfig, KernelSage))
 
@@ -342,7 +352,7 @@ class Predictor:
                     f"nnlat uses {ours}: retrain it with `nnlat train`"
                 )
         spec = NETWORKS.get(sidecar["network"])
-        net = spec.build(spec.config_type(**sidecar["config"]))
+        net = spec.build(spec.config_type(**{**spec.older_checkpoints, **sidecar["config"]}))
         state = torch.load(directory / "weights.pt", map_location="cpu", weights_only=True)
         net.load_state_dict(state)
         return cls(

@@ -1,11 +1,15 @@
-"""NNLP: GraphSAGE node embeddings, sum readout, static features, one head per platform.
+"""NNLP: GraphSAGE node embeddings, a readout, static features, one head per platform.
 
 The model of NNLQP §6 (eqs. 3-5, Algorithm 1): ``layers`` SAGEConv layers with mean
-aggregation and L2-normalised outputs embed every node; their sum over the graph,
+aggregation and L2-normalised outputs embed every node; their pooling over the graph,
 concatenated with the graph's static features (batch size, FLOPs, params, bytes, ...),
 is the *unified graph embedding*; each platform has its own head of fully connected
 layers with ReLU and dropout on the shared backbone. A head outputs the log of the
 latency (in ms): positive latencies and relative errors come for free.
+
+The paper pools with a sum; nnlat's default is the mean (``NnlpConfig.readout``): a
+sum grows with the node count, and graphs larger than the training ones were
+overpredicted many times over (docs/predictor.md, "The mean readout").
 """
 
 from __future__ import annotations
@@ -31,10 +35,11 @@ class NnlpConfig:
         dropout: dropout in the heads.
         node_features, gnn, static_features: the ablations of NNLQP Table 4. Without
             node features the heads see only the static features; without the GNN the
-            node features themselves are summed; without static features only the sum
-            of node embeddings is used.
-        readout: ``sum`` (the paper's: a head reads the sum of node embeddings),
-            ``log-sum`` (the log1p of that sum), ``mean`` (their mean), or ``additive``
+            node features themselves are pooled; without static features only the
+            pooled node embeddings are used.
+        readout: ``mean`` (the default: a head reads the mean of node embeddings),
+            ``sum`` (the paper's: their sum), ``log-sum`` (the log1p of the sum), or
+            ``additive``
             (a head per node reads its embedding, its own features and the graph's, and
             outputs that node's share of the latency; the shares are summed). See
             :class:`Nnlp` for why.
@@ -49,7 +54,7 @@ class NnlpConfig:
     node_features: bool = True
     gnn: bool = True
     static_features: bool = True
-    readout: Literal["sum", "log-sum", "mean", "additive"] = "sum"
+    readout: Literal["mean", "sum", "log-sum", "additive"] = "mean"
 
     @property
     def embedding_dim(self) -> int:
@@ -131,7 +136,7 @@ class Nnlp(nn.Module):
         return x
 
     def embed(self, batch: torch.Tensor) -> torch.Tensor:
-        """The unified graph embedding: sum of node embeddings ⊕ static features."""
+        """The unified graph embedding: pooled node embeddings ⊕ static features."""
         parts = []
         if self.config.node_features:
             parts.append(self._pool(self.node_embeddings(batch), batch.batch))
