@@ -47,9 +47,11 @@ def test_training_fits_a_flops_driven_latency(trained: Predictor) -> None:
 
 def test_save_and_load_give_the_same_predictions(trained: Predictor, tmp_path: Path) -> None:
     raws = [r.raw for r in toy_records()]
+    tmp_path.chmod(0o755)
     trained.save(tmp_path / "p")
     loaded = Predictor.load(tmp_path / "p")
     assert loaded.platforms == trained.platforms
+    assert (tmp_path / "p").stat().st_mode & 0o777 == 0o755  # not mkdtemp's private 0700
     np.testing.assert_allclose(
         loaded.predict_raw(raws, TOY_PLATFORM), trained.predict_raw(raws, TOY_PLATFORM), rtol=1e-6
     )

@@ -321,6 +321,9 @@ class Predictor:
         }
         # Write to a sibling temporary directory, then swap: never half a predictor.
         staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+        # mkdtemp makes the directory private (0700); a saved predictor is shared like
+        # its parent directory is.
+        staging.chmod(directory.parent.stat().st_mode & 0o777)
         torch.save(self.net.state_dict(), staging / "weights.pt")
         (staging / "predictor.json").write_text(json.dumps(sidecar, indent=1) + "\n")
         if directory.exists():
