@@ -127,6 +127,8 @@ def test_multi_platform_and_transfer_write_reports(env: dict[str, str], tmp_path
     )
     text = (tmp_path / "tr.md").read_text()
     assert "## family:alexnet" in text and f"## platform:{PLATFORMS[1]}" in text
+    # repeatable options are written once per value, as typed
+    assert f"--family alexnet --target-platform {PLATFORMS[1]}" in text
 
 
 def test_held_out_trains_on_zoo_sets_and_tests_on_realworld(

@@ -56,6 +56,8 @@ def _command(ctx: typer.Context) -> str:
         flag = param.opts[0]
         if isinstance(value, bool):
             words.append(flag if value else (param.secondary_opts or [flag])[0])
+        elif isinstance(value, list | tuple):  # a repeatable option: once per value
+            words += [word for item in value for word in (flag, str(item))]
         else:
             words += [flag, str(value)]
     return shlex.join(words)
