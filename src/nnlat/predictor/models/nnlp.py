@@ -39,10 +39,9 @@ class NnlpConfig:
             pooled node embeddings are used.
         readout: ``mean`` (the default: a head reads the mean of node embeddings),
             ``sum`` (the paper's: their sum), ``log-sum`` (the log1p of the sum), or
-            ``additive``
-            (a head per node reads its embedding, its own features and the graph's, and
-            outputs that node's share of the latency; the shares are summed). See
-            :class:`Nnlp` for why.
+            ``additive`` (a head per node reads its embedding, its own features and the
+            graph's, and outputs that node's share of the latency; the shares are
+            summed). See :class:`Nnlp` for why.
     """
 
     node_dim: int
