@@ -29,7 +29,7 @@ from nnlat.testing.cells import ADDITIVE_MS, additive_ms, spread_archs
 GPU_MS = ADDITIVE_MS
 # The CPU's costs rank operations unlike the GPU's (pooling dear, convolutions cheap).
 CPU_MS = np.array([0.3, 0.2, 0.4, 2.5, 0.3, 0.3, 0.5, 3.1, 0.4, 0.4, 0.6, 3.9, 3.0])
-QUICK = TrainSettings(epochs=60, batch_size=16, valid_fraction=0.0, device="cpu")
+QUICK = TrainSettings(epochs=150, batch_size=16, valid_fraction=0.0, device="cpu")
 TINY = {"hidden": 16, "layers": 2}
 
 

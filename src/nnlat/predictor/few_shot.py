@@ -34,6 +34,7 @@ a JSON-lines file, so an interrupted study resumes.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import statistics
@@ -50,7 +51,7 @@ from nnlat.datasets.published import LatencyTable
 from nnlat.datasets.training import LatencyRecord
 from nnlat.errors import NnlatError
 from nnlat.predictor.metrics import accuracy_report, spearman
-from nnlat.predictor.predictor import Predictor, to_data
+from nnlat.predictor.predictor import NETWORKS, Predictor, to_data
 from nnlat.predictor.results_file import read_jsonl, record_result
 from nnlat.predictor.training import OnEpoch, TrainSettings, predict_log
 from nnlat.predictor.transfer import FINE_TUNE_SETTINGS, fine_tune, with_new_heads
@@ -138,7 +139,15 @@ def _pretrain_key(
     train: LatencyTable, pool: Sequence[str], archs: int, network: str,
     config: dict[str, Any], settings: TrainSettings,
 ) -> str:  # fmt: skip
-    what = [train.path.name, len(train.archs), sorted(pool), archs, network, config]
+    # The network's defaults are part of the key: a pre-training saved before a default
+    # changed (NNLP's readout) must not be reused as if it had today's.
+    defaults = {
+        f.name: f.default
+        for f in dataclasses.fields(NETWORKS.get(network).config_type)
+        if f.default is not dataclasses.MISSING
+    }
+    what = [train.path.name, len(train.archs), sorted(pool), archs, network]
+    what.append({**defaults, **config})
     what.append(settings.model_dump(exclude={"device"}))
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
 
