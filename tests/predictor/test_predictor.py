@@ -6,6 +6,7 @@ import json
 import math
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -141,6 +142,18 @@ def test_cli_trains_on_the_database_then_predicts(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and TOY_PLATFORM in bad.output
 
 
+def fresh_nnlp(**overrides: Any) -> tuple[Any, Any]:
+    """An untrained NNLP (one head) on the toy records' features, and one toy graph."""
+    from nnlat.features.schema import FeatureSchema
+    from nnlat.predictor.models.nnlp import Nnlp, NnlpConfig
+    from nnlat.predictor.predictor import to_data
+
+    records = toy_records()
+    schema = FeatureSchema.fit([r.raw for r in records])
+    net = Nnlp(NnlpConfig(schema.node_dim, schema.global_dim, 1, **overrides)).eval()
+    return net, to_data(schema.encode(records[0].raw), 0)
+
+
 @pytest.mark.parametrize(
     ("overrides", "sees_nodes", "sees_static"),
     [
@@ -160,13 +173,7 @@ def test_ablations_remove_what_they_say(
     import torch
     from torch_geometric.data import Batch
 
-    from nnlat.predictor.models.nnlp import Nnlp, NnlpConfig
-    from nnlat.predictor.predictor import to_data
-
-    predictor, records = toy_predictor(epochs=1)
-    net = Nnlp(NnlpConfig(predictor.schema.node_dim, predictor.schema.global_dim, 1, **overrides))
-    net.eval()
-    data = to_data(predictor.schema.encode(records[0].raw), 0)
+    net, data = fresh_nnlp(**overrides)
     base = net(Batch.from_data_list([data]))
     nodes = data.clone()
     nodes.x = nodes.x + 1.0
@@ -190,19 +197,7 @@ def test_a_graph_twice_over_is_twice_as_slow_additively_and_the_same_by_its_mean
     import torch
     from torch_geometric.data import Batch
 
-    from nnlat.predictor.models.nnlp import Nnlp, NnlpConfig
-    from nnlat.predictor.predictor import to_data
-
-    predictor, records = toy_predictor(epochs=1)
-    config = NnlpConfig(
-        predictor.schema.node_dim,
-        predictor.schema.global_dim,
-        1,
-        readout=readout,
-        static_features=False,
-    )
-    net = Nnlp(config).eval()
-    data = to_data(predictor.schema.encode(records[0].raw), 0)
+    net, data = fresh_nnlp(readout=readout, static_features=False)
     # Two disjoint copies of the graph: every node keeps its neighbourhood.
     twice = data.clone()
     twice.x = data.x.repeat(2, 1)

@@ -34,7 +34,6 @@ a JSON-lines file, so an interrupted study resumes.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import statistics
@@ -141,13 +140,8 @@ def _pretrain_key(
 ) -> str:  # fmt: skip
     # The network's defaults are part of the key: a pre-training saved before a default
     # changed (NNLP's readout) must not be reused as if it had today's.
-    defaults = {
-        f.name: f.default
-        for f in dataclasses.fields(NETWORKS.get(network).config_type)
-        if f.default is not dataclasses.MISSING
-    }
     what = [train.path.name, len(train.archs), sorted(pool), archs, network]
-    what.append({**defaults, **config})
+    what.append({**NETWORKS.get(network).defaults(), **config})
     what.append(settings.model_dump(exclude={"device"}))
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
 

@@ -11,6 +11,7 @@ an nnlat whose feature schema or measurement protocol differs.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -69,6 +70,19 @@ class Network:
     config_type: type
     build: Callable[[Any], nn.Module]
     older_checkpoints: Mapping[str, object] = field(default_factory=dict)
+
+    def defaults(self) -> dict[str, object]:
+        """The configuration fields that have a default, with it.
+
+        Example:
+            >>> NETWORKS.get("nnlp").defaults()["readout"]
+            'mean'
+        """
+        return {
+            f.name: f.default
+            for f in dataclasses.fields(self.config_type)
+            if f.default is not dataclasses.MISSING
+        }
 
 
 NETWORKS: Registry[Network] = Registry("predictor network")
