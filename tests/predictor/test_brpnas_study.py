@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from nnlat.datasets.published import import_latency_table, read_latency_table
@@ -12,6 +13,7 @@ from nnlat.errors import NnlatError
 from nnlat.predictor.brpnas_study import (
     brpnas_markdown,
     brpnas_study,
+    fit_predict,
     nasbench201_archs,
     read_results,
 )
@@ -72,6 +74,17 @@ def test_every_method_runs_on_one_split_and_resumes(
     assert len(again) == len(methods) and len(read_results(path)) == len(methods)
     table = brpnas_markdown(again, "nnlat eval brpnas-nb201", "lab-lab1.0-fp32", len(records))
     assert "| layerwise | 12 | 1 |" in table and "nnlat eval brpnas-nb201" in table
+
+
+def test_an_ensemble_predicts_the_geometric_mean_of_its_members(
+    study_data: tuple[list[LatencyRecord], dict[str, str]],
+) -> None:
+    records, arch_of = study_data
+    fit, test = records[:16], records[16:]
+    members = [fit_predict("gcn", fit, test, arch_of, 3 + 1000 * i, 2, 4) for i in range(3)]
+    ensemble = fit_predict("gcn-x3", fit, test, arch_of, 3, 2, 4)
+    assert not np.allclose(members[0], members[1])  # the members differ
+    assert np.allclose(ensemble, np.exp(np.log(members).mean(axis=0)), rtol=1e-5)
 
 
 def test_too_few_networks_and_unknown_methods_are_refused(

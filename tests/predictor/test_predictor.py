@@ -165,6 +165,7 @@ def fresh_nnlp(**overrides: Any) -> tuple[Any, Any]:
         ({"readout": "additive", "static_features": False}, True, False),
         ({"readout": "log-sum"}, True, True),
         ({"readout": "mean"}, True, True),
+        ({"readout": "mean-log-sum"}, True, True),
     ],
 )
 def test_ablations_remove_what_they_say(
@@ -186,7 +187,13 @@ def test_ablations_remove_what_they_say(
 
 @pytest.mark.parametrize(
     ("readout", "shift"),
-    [("additive", math.log(2)), ("mean", 0.0), ("sum", None), ("log-sum", None)],
+    [
+        ("additive", math.log(2)),
+        ("mean", 0.0),
+        ("sum", None),
+        ("log-sum", None),
+        ("mean-log-sum", None),
+    ],
 )
 def test_a_graph_twice_over_is_twice_as_slow_additively_and_the_same_by_its_mean(
     readout: str, shift: float | None
@@ -225,6 +232,7 @@ def test_a_batch_size_unseen_in_training_gets_a_finite_prediction() -> None:
         ({"node_features": False, "static_features": False}, "node features or static"),
         ({"readout": "additive", "node_features": False}, "additive readout needs node"),
         ({"readout": "log-sum", "gnn": False}, "log-sum readout needs the GNN"),
+        ({"readout": "mean-log-sum", "gnn": False}, "mean-log-sum readout needs the GNN"),
     ],
 )
 def test_a_network_that_cannot_work_is_refused_with_the_reason(

@@ -14,7 +14,8 @@ seeds. Here every method sees the same draw for a seed:
   ``gcn-identity`` and ``gcn-random`` are the ablations of Yue's Table 4;
   ``gcn-directed`` convolves along the data flow only (our GCN takes edges both ways);
   ``gcn-b1`` trains as the authors' released code does (batch 1, lr 4e-4);
-  ``gcn-b4`` the same at batch 4 (Yue's Table 6 batch-size study);
+  ``gcn-b4`` the same at batch 4 (Yue's Table 6 batch-size study); ``gcn-x3`` is three
+  ``gcn`` fits of different seeds, their predictions averaged (:data:`ENSEMBLES`);
   ``nnlp`` is nnlat's own predictor with its default training (``nnlp-sum`` with the
   paper's sum readout, nnlat's default before the mean);
 * cell-encoding baselines (:mod:`nnlat.predictor.models.arch_encoding`) see the
@@ -80,8 +81,12 @@ GRAPH_METHODS: dict[str, tuple[str, dict[str, object], TrainSettings]] = {
     "nnlp": ("nnlp", {}, TrainSettings()),
     "nnlp-sum": ("nnlp", {"readout": "sum"}, TrainSettings()),
 }
+# A method trained ENSEMBLES[name][1] times with different seeds (so different weights
+# and validation networks, the same pool; member 0 is the plain method of that seed); the
+# prediction is the geometric mean of the members'.
+ENSEMBLES: dict[str, tuple[str, int]] = {"gcn-x3": ("gcn", 3)}
 ARCH_METHODS = {"lr": OneHotLinear, "xgboost": OneHotXgboost, "layerwise": LayerwiseSum}
-METHODS = (*GRAPH_METHODS, *ARCH_METHODS)
+METHODS = (*GRAPH_METHODS, *ENSEMBLES, *ARCH_METHODS)
 
 # Published accuracies within ±1/5/10 % (Yue 2021, Tables 1-4; BRP-NAS for "paper").
 # Desktop CPU only has GCN rows; the baselines and ablations were published on the
@@ -153,6 +158,13 @@ def fit_predict(
     the graph methods train on (the same :func:`split_by_graph` draw).
     """
     fraction = validation / len(fit)
+    if method in ENSEMBLES:
+        member, count = ENSEMBLES[method]
+        logs = [
+            np.log(fit_predict(member, fit, test, archs, seed + 1000 * i, epochs, validation))
+            for i in range(count)
+        ]
+        return np.exp(np.mean(logs, axis=0))
     if method in GRAPH_METHODS:
         network, config, settings = GRAPH_METHODS[method]
         update = {

@@ -32,6 +32,7 @@ GRAPH_METHODS: dict[str, tuple[str, dict[str, object]]] = {
     "nnlp": ("nnlp", {}),
     "nnlp-sum": ("nnlp", {"readout": "sum"}),
     "nnlp-log-sum": ("nnlp", {"readout": "log-sum"}),
+    "nnlp-mean-log-sum": ("nnlp", {"readout": "mean-log-sum"}),
     "nnlp-additive": ("nnlp", {"readout": "additive"}),
     "brpnas": ("brpnas", {}),
     "tpu": ("tpu", {}),

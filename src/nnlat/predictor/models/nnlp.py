@@ -38,7 +38,8 @@ class NnlpConfig:
             node features themselves are pooled; without static features only the
             pooled node embeddings are used.
         readout: ``mean`` (the default: a head reads the mean of node embeddings),
-            ``sum`` (the paper's: their sum), ``log-sum`` (the log1p of the sum), or
+            ``sum`` (the paper's: their sum), ``log-sum`` (the log1p of the sum),
+            ``mean-log-sum`` (the mean and the log1p of the sum side by side), or
             ``additive`` (a head per node reads its embedding, its own features and the
             graph's, and outputs that node's share of the latency; the shares are
             summed). See :class:`Nnlp` for why.
@@ -53,12 +54,14 @@ class NnlpConfig:
     node_features: bool = True
     gnn: bool = True
     static_features: bool = True
-    readout: Literal["mean", "sum", "log-sum", "additive"] = "mean"
+    readout: Literal["mean", "sum", "log-sum", "mean-log-sum", "additive"] = "mean"
 
     @property
     def embedding_dim(self) -> int:
         """Width of what a head reads: the unified graph embedding, or a node's vector."""
         nodes = 0 if not self.node_features else (self.hidden if self.gnn else self.node_dim)
+        if self.readout == "mean-log-sum" and self.node_features:
+            nodes *= 2
         if self.readout == "additive" and self.node_features and self.gnn:
             nodes += self.node_dim
         return nodes + (self.global_dim if self.static_features else 0)
@@ -105,8 +108,8 @@ class Nnlp(nn.Module):
             raise ValueError("NNLP needs node features or static features")
         if config.readout == "additive" and not config.node_features:
             raise ValueError("an additive readout needs node features")
-        if config.readout == "log-sum" and not config.gnn:
-            raise ValueError("a log-sum readout needs the GNN's non-negative embeddings")
+        if config.readout in ("log-sum", "mean-log-sum") and not config.gnn:
+            raise ValueError(f"a {config.readout} readout needs the GNN's non-negative embeddings")
         dims = [config.node_dim] + [config.hidden] * config.layers
         use_convs = config.node_features and config.gnn
         self.convs = (
@@ -149,10 +152,16 @@ class Nnlp(nn.Module):
         # looks like a large network. ``log-sum`` puts the sum on the static features'
         # log scale (embeddings are non-negative after ReLU); ``mean`` keeps only the
         # graph's composition and leaves its size to the static features.
-        if self.config.readout == "mean":
-            return global_mean_pool(nodes, graph_of_node)
+        # ``mean-log-sum`` gives both: how much of each kind of node, and how many.
+        readout = self.config.readout
+        mean = global_mean_pool(nodes, graph_of_node)
+        if readout == "mean":
+            return mean
         pooled = global_add_pool(nodes, graph_of_node)
-        return torch.log1p(pooled) if self.config.readout == "log-sum" else pooled
+        if readout == "sum":
+            return pooled
+        log_sum = torch.log1p(pooled)
+        return log_sum if readout == "log-sum" else torch.cat([mean, log_sum], dim=1)
 
     def forward(self, batch: torch.Tensor) -> torch.Tensor:
         """Log-latency per graph of ``batch`` on the platform in ``batch.platform``."""
