@@ -154,14 +154,14 @@ class Nnlp(nn.Module):
         # graph's composition and leaves its size to the static features.
         # ``mean-log-sum`` gives both: how much of each kind of node, and how many.
         readout = self.config.readout
-        mean = global_mean_pool(nodes, graph_of_node)
         if readout == "mean":
-            return mean
-        pooled = global_add_pool(nodes, graph_of_node)
+            return global_mean_pool(nodes, graph_of_node)
+        summed = global_add_pool(nodes, graph_of_node)
         if readout == "sum":
-            return pooled
-        log_sum = torch.log1p(pooled)
-        return log_sum if readout == "log-sum" else torch.cat([mean, log_sum], dim=1)
+            return summed
+        if readout == "log-sum":
+            return torch.log1p(summed)
+        return torch.cat([global_mean_pool(nodes, graph_of_node), torch.log1p(summed)], dim=1)
 
     def forward(self, batch: torch.Tensor) -> torch.Tensor:
         """Log-latency per graph of ``batch`` on the platform in ``batch.platform``."""
