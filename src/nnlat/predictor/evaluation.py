@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import get_args
 
 import numpy as np
 
@@ -21,19 +22,17 @@ from nnlat.datasets.training import LatencyRecord
 from nnlat.errors import NnlatError
 from nnlat.predictor.metrics import accuracy_report
 from nnlat.predictor.models.baselines import BASELINES
+from nnlat.predictor.models.nnlp import Readout
 from nnlat.predictor.predictor import Predictor
 from nnlat.predictor.results_file import read_jsonl, record_result
 from nnlat.predictor.training import TrainSettings
 
 # Graph-network methods: name → (registered network, configuration overrides). The
 # ``nnlp-wo-*`` entries are the ablations of NNLQP Table 4; ``nnlp-sum`` is the paper's
-# NNLP (sum readout), the other ``nnlp-*`` try other readouts (NnlpConfig.readout).
+# NNLP (sum readout); every other readout of NnlpConfig gets an ``nnlp-<readout>``.
 GRAPH_METHODS: dict[str, tuple[str, dict[str, object]]] = {
     "nnlp": ("nnlp", {}),
-    "nnlp-sum": ("nnlp", {"readout": "sum"}),
-    "nnlp-log-sum": ("nnlp", {"readout": "log-sum"}),
-    "nnlp-mean-log-sum": ("nnlp", {"readout": "mean-log-sum"}),
-    "nnlp-additive": ("nnlp", {"readout": "additive"}),
+    **{f"nnlp-{r}": ("nnlp", {"readout": r}) for r in get_args(Readout) if r != "mean"},
     "brpnas": ("brpnas", {}),
     "tpu": ("tpu", {}),
     "nnlp-wo-node": ("nnlp", {"node_features": False}),

@@ -22,6 +22,9 @@ import torch
 from torch import nn
 from torch_geometric.nn import SAGEConv, global_add_pool, global_mean_pool
 
+# How node embeddings become one vector per graph (NnlpConfig.readout).
+Readout = Literal["mean", "sum", "log-sum", "mean-log-sum", "additive"]
+
 
 @dataclass(frozen=True)
 class NnlpConfig:
@@ -54,7 +57,7 @@ class NnlpConfig:
     node_features: bool = True
     gnn: bool = True
     static_features: bool = True
-    readout: Literal["mean", "sum", "log-sum", "mean-log-sum", "additive"] = "mean"
+    readout: Readout = "mean"
 
     @property
     def embedding_dim(self) -> int:
