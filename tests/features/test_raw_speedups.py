@@ -1,9 +1,10 @@
 """The fast paths of raw features, costs and kernels against plain recomputations.
 
-``raw_features`` and ``graph_cost`` read per-graph lookup tables, cached window and shape
-columns, kernel groups without patterns and edge pairs without ``Edge`` objects. Cached
-feature files and the shipped predictor depend on their exact outputs, so each result is
-compared here, bit for bit, with a straightforward derivation from the IR.
+``raw_features`` and ``graph_cost`` read per-graph lookup tables, rows kept across graphs
+by node signature, cached window and shape columns, kernel groups without patterns and
+edge pairs without ``Edge`` objects. Cached feature files and the shipped predictor depend
+on their exact outputs, so each result is compared here, bit for bit, with a
+straightforward derivation from the IR.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from nnlat.features import raw as raw_module
 from nnlat.features.raw import (
     GRAPH_COLUMNS,
     NODE_COLUMNS,
@@ -217,6 +219,37 @@ def test_raw_features_match_the_plain_derivation(graph: Graph) -> None:
     assert_identical(raw_features(new), want)  # again, with properties cached on the IR
     assert want.node_values.shape[1] == len(NODE_COLUMNS)
     assert want.graph_values.shape == (len(GRAPH_COLUMNS),)
+
+
+def test_rows_kept_from_earlier_graphs_are_the_rows_computed_afresh(graph: Graph) -> None:
+    want = plain_raw(fresh(graph))
+    raw_module._ROWS.clear()
+    assert_identical(raw_features(fresh(graph)), want)  # every row computed
+    assert_identical(raw_features(fresh(graph)), want)  # every row kept from the first
+
+
+def two_input_mul(second: str) -> onnx.ModelProto:
+    """``x * second`` on [1, 4, 8, 8]: ``second`` is a weight (``"w"``) or an input."""
+    spec = [1, 4, 8, 8]
+    inputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, spec) for n in ("x", "y")]
+    weight = numpy_helper.from_array(np.ones(spec, np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("Mul", ["x", second], ["out"])],
+        "mul",
+        inputs if second == "y" else inputs[:1],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, spec)],
+        initializer=[weight] if second == "w" else [],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_a_kept_row_is_not_reused_for_an_input_of_the_same_type_that_is_no_weight() -> None:
+    params = NODE_COLUMNS.index("params")
+    raw_module._ROWS.clear()
+    with_weight, with_input = (raw_features(load(two_input_mul(n))) for n in ("w", "y"))
+    assert with_weight.node_values[0, params] == 256
+    assert with_input.node_values[0, params] == 0
+    assert with_weight.graph_values[GRAPH_COLUMNS.index("params")] == 256
 
 
 def test_node_bytes_params_and_totals_match_a_plain_recount(graph: Graph) -> None:

@@ -9,17 +9,22 @@ costs of its bodies): the operator name, the window attributes (kernel, strides,
 dilations, group), the first input's and the first output's shapes right-aligned to
 four dimensions (N, C, H, W for a 2-D convolution) and their ranks, and the node's
 FLOPs, MACs, parameters and bytes moved. Per graph: batch size and the cost totals.
+
+A node's row depends only on the node and the types of its tensors, so rows are kept
+by that signature across graphs: a batch from one search space computes each distinct
+row once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from nnlat.graph.cost import CostTable, cost_table
-from nnlat.graph.ir import Graph, Node
+from nnlat.graph.cost import CostTable, cost_table, node_coster, weight_params
+from nnlat.graph.ir import Graph, Node, TensorSpec
 from nnlat.graph.kernels import kernel_groups
 from nnlat.graph.ops import op_name
 
@@ -211,6 +216,81 @@ def _edge_index(graph: Graph) -> np.ndarray:
     return np.stack([flat // n, flat % n])
 
 
+def _layout(node: Node, tensors: Mapping[str, TensorSpec]) -> tuple[int, ...]:
+    """The window columns of ``node``, then its first input's and first output's shape."""
+    first_in = tensors.get(node.inputs[0]) if node.inputs and node.inputs[0] else None
+    first_out = tensors.get(node.outputs[0]) if node.outputs else None
+    return (
+        *_window(node),
+        *_shape4(None if first_in is None else first_in.shape),
+        *_shape4(None if first_out is None else first_out.shape),
+    )
+
+
+# A node's row is a function of its signature (:func:`_signature`), and in a batch of
+# graphs from one search space the same signatures come back again and again (a
+# NAS-Bench-201 graph has ~140 nodes and ~25 distinct rows), so rows are kept by it.
+# Emptied when full: one search space's rows fit many times over.
+_ROWS: dict[tuple[object, ...], tuple[float, ...]] = {}
+MAX_KEPT_ROWS = 50_000
+
+
+def _signature(
+    node: Node, tensors: Mapping[str, TensorSpec], weights: Mapping[str, TensorSpec]
+) -> tuple[object, ...] | None:
+    """All a top-level node's row is computed from: operator, attributes, and the type of
+    each input and output with whether it is a weight. None where a tensor is untyped."""
+    key: list[object] = [node.op_type, node.domain, node.attributes, len(node.inputs)]
+    get = tensors.get
+    for name in node.inputs + node.outputs:
+        if not name:
+            key.append(None)
+            continue
+        spec = get(name)
+        if spec is None:
+            return None
+        key += (spec.dtype, spec.shape, name in weights)  # the dtype fixes the item size
+    return tuple(key)
+
+
+def _kept_rows(graph: Graph) -> list[tuple[float, ...]] | None:
+    """Each node's row, from :data:`_ROWS` where kept; None if a node holds bodies."""
+    tensors, weights = graph.tensors, graph.weights
+    coster = None
+    rows = []
+    for node in graph.nodes:
+        key = _signature(node, tensors, weights)
+        row = _ROWS.get(key) if key is not None else None
+        if row is None:
+            # Only rows of body-free nodes are kept, and a Graph attribute equals only
+            # itself: a node found in _ROWS has no bodies, so only a miss is checked.
+            if node.subgraphs:
+                return None
+            coster = coster or node_coster(graph)
+            row = (*_layout(node, tensors), *coster(node))
+            if key is not None:
+                if len(_ROWS) >= MAX_KEPT_ROWS:
+                    _ROWS.clear()
+                _ROWS[key] = row
+        rows.append(row)
+    return rows
+
+
+def _node_values(graph: Graph) -> tuple[np.ndarray, int]:
+    """float64 nodes × ``NODE_COLUMNS``, and the parameters of the whole graph."""
+    nodes = graph.nodes
+    rows = _kept_rows(graph)
+    if rows is None:
+        # A node holding bodies carries their costs: the graph is costed in one walk.
+        table = cost_table(graph)
+        layout = [_layout(node, graph.tensors) for node in nodes]
+        costs = _node_costs(graph, table)
+        return np.concatenate([np.array(layout, dtype=np.float64), costs], axis=1), table.params
+    read = {name for node in nodes for name in node.inputs}
+    values = np.array(rows, dtype=np.float64).reshape(len(nodes), len(NODE_COLUMNS))
+    return values, weight_params(graph, read)
+
+
 def raw_features(graph: Graph) -> RawFeatures:
     """Read the raw features off ``graph``.
 
@@ -226,20 +306,8 @@ def raw_features(graph: Graph) -> RawFeatures:
         ['Conv+Relu']
     """
     nodes = graph.nodes
-    tensors = graph.tensors
-    table = cost_table(graph)
-    # Window and shape columns of every node, row after row, as one flat list.
-    values: list[int] = []
-    for node in nodes:
-        first_in = tensors.get(node.inputs[0]) if node.inputs and node.inputs[0] else None
-        first_out = tensors.get(node.outputs[0]) if node.outputs else None
-        values += _window(node)
-        values += _shape4(None if first_in is None else first_in.shape)
-        values += _shape4(None if first_out is None else first_out.shape)
-    node_values = np.concatenate(
-        [np.array(values, dtype=np.float64).reshape(len(nodes), -1), _node_costs(graph, table)],
-        axis=1,
-    )
+    node_values, params = _node_values(graph)
+    flops, macs, _, moved = node_values[:, -4:].sum(axis=0).tolist()
     groups = kernel_groups(graph)
     kernel_ids = [0] * len(nodes)
     for k, group in enumerate(groups):
@@ -251,16 +319,7 @@ def raw_features(graph: Graph) -> RawFeatures:
         node_values=node_values,
         edge_index=_edge_index(graph),
         graph_values=np.array(
-            [
-                batch or 1,
-                table.flops,
-                table.macs,
-                table.params,
-                table.bytes,
-                len(nodes),
-                len(groups),
-            ],
-            dtype=np.float64,
+            [batch or 1, flops, macs, params, moved, len(nodes), len(groups)], dtype=np.float64
         ),
         kernel_ids=np.array(kernel_ids, dtype=np.int64),
     )

@@ -14,7 +14,8 @@ seeds. Here every method sees the same draw for a seed:
   ``gcn-identity`` and ``gcn-random`` are the ablations of Yue's Table 4;
   ``gcn-directed`` convolves along the data flow only (our GCN takes edges both ways);
   ``gcn-b1`` trains as the authors' released code does (batch 1, lr 4e-4);
-  ``gcn-b4`` the same at batch 4 (Yue's Table 6 batch-size study); ``gcn-x3`` is three
+  ``gcn-b4`` the same at batch 4 (Yue's Table 6 batch-size study); ``gcn-wd5e-3`` the
+  paper's configuration with ten times its weight decay; ``gcn-x3`` is three
   ``gcn`` fits of different seeds, their predictions averaged (:data:`ENSEMBLES`);
   ``nnlp`` is nnlat's own predictor with its default training (``nnlp-sum`` with the
   paper's sum readout, nnlat's default before the mean);
@@ -78,6 +79,9 @@ GRAPH_METHODS: dict[str, tuple[str, dict[str, object], TrainSettings]] = {
         PAPER_GCN,
         PAPER_SETTINGS.model_copy(update={**AUTHORS_CODE, "batch_size": 4}),
     ),
+    # Ten times the paper's weight decay: a fit reaches ~1.4 % MAPE on its training cells
+    # against ~3.3 % on validation, so the gap left to the paper looks like overfitting.
+    "gcn-wd5e-3": ("brpnas", PAPER_GCN, PAPER_SETTINGS.model_copy(update={"weight_decay": 5e-3})),
     "nnlp": ("nnlp", {}, TrainSettings()),
     "nnlp-sum": ("nnlp", {"readout": "sum"}, TrainSettings()),
 }
