@@ -4,11 +4,12 @@
 item. The children are *forked* once per call, so they inherit the function and the
 items from this process's memory and read them by index: nothing is pickled on the way
 in (spawn or forkserver children would re-import torch, seconds each, and need every
-item pickled); only results and warnings come back pickled, through pipes a thread
-drains. The items are cut into chunks that this process and ``workers - 1`` children
-claim one at a time from a shared counter; this process computes a chunk whenever the
-next result in order is not there yet, so between results, the caller's own work
-(a network over the first results, say) overlaps the children's.
+item pickled); only results and warnings come back pickled, in a file per chunk (in
+memory, ``/dev/shm``, where there is one) that a pipe, drained by a thread, announces.
+The items are cut into chunks that this process and ``workers - 1`` children claim one
+at a time from a shared counter; this process computes a chunk whenever the next result
+in order is not there yet, so between results, the caller's own work (a network over
+the first results, say) overlaps the children's.
 
 Below ``min_items`` items, with one worker, inside a child already, or where forking is
 not available or not safe (Windows, macOS), everything runs in-process. An exception
@@ -27,12 +28,15 @@ import multiprocessing
 import os
 import pickle
 import queue
+import shutil
 import sys
+import tempfile
 import threading
 import traceback
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
+from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -188,7 +192,12 @@ class _Forked:
                 except Exception as exc:  # a result or warning that does not pickle
                     error = _portable(exc)
                     message = pickle.dumps((chunk, None, error, []))
-                pipe.send_bytes(message)
+                # Results go through a file, the pipe only says which: a pipe holds 64
+                # KiB, and the thread draining it here waits for the interpreter lock at
+                # every read while this process computes, so a child sending megabytes
+                # through it stood blocked for most of a call.
+                (self.spool / f"{chunk}.pickle").write_bytes(message)
+                pipe.send_bytes(chunk.to_bytes(8, "little"))
                 if error is not None:
                     return
 
@@ -196,6 +205,7 @@ class _Forked:
         """Fork the children; yield results in order, computing chunks here when idle."""
         pipes, children = [], []
         inbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self.spool = Path(tempfile.mkdtemp(prefix="nnlat-forked-", dir=_spool_parent()))
         gc.freeze()  # collections must not touch (so copy) every inherited object
         try:
             for _ in range(self.workers - 1):  # every fork before this process's thread
@@ -212,6 +222,7 @@ class _Forked:
                 child.terminate()  # a no-op for children that are done
                 child.join()
             gc.unfreeze()
+            shutil.rmtree(self.spool, ignore_errors=True)
 
     def _in_order(
         self,
@@ -238,7 +249,10 @@ class _Forked:
                 if message is None:
                     drained = True
                     continue
-                chunk, results, error, caught = pickle.loads(message)  # type: ignore[arg-type]
+                number = int.from_bytes(message, "little")  # type: ignore[arg-type]
+                path = self.spool / f"{number}.pickle"
+                chunk, results, error, caught = pickle.loads(path.read_bytes())
+                path.unlink()
                 ready[chunk] = (results, error, caught)
             results, error, caught = ready.pop(wanted)
             _reissue(caught)
@@ -258,6 +272,12 @@ class _Forked:
 
 
 _NOTHING = object()
+
+
+def _spool_parent() -> str | None:
+    """Where children's result files go: memory (``/dev/shm``) where there is such a place."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
 
 
 def _next_message(inbox: queue.SimpleQueue[bytes | None]) -> object:

@@ -197,6 +197,20 @@ def test_closing_the_iterator_early_ends_the_children() -> None:
     assert multiprocessing.active_children() == []
 
 
+def test_the_childrens_result_files_are_gone_after_every_kind_of_end(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(forked, "_spool_parent", lambda: str(tmp_path))
+    assert map_forked(slow_str, list(range(100)), workers=2) == [str(i) for i in range(100)]
+    with pytest.raises(NnlatError):
+        map_forked(functools.partial(fail_at, 70), list(range(100)), workers=2)
+    results = iter_forked(slow_str, list(range(1000)), workers=2)
+    next(results)
+    assert len(list(tmp_path.iterdir())) == 1  # this call's, while it runs
+    results.close()
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_predict_graphs_equals_features_then_network() -> None:
     trained, records = toy_predictor()
     graphs = many_graphs()

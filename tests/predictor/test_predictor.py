@@ -214,6 +214,29 @@ def test_a_graph_twice_over_is_twice_as_slow_additively_and_the_same_by_its_mean
         assert math.isclose(doubled - once, expected, abs_tol=1e-4) == (shift == expected)
 
 
+def test_inference_aggregates_through_a_sparse_matrix_what_training_does_through_edges() -> None:
+    # Without autograd the SAGE layers read a CSR adjacency (incoming_csr), with it the
+    # edge list: the embeddings must not depend on which.
+    import torch
+    from torch_geometric.data import Batch
+
+    from nnlat.features import raw_features
+    from nnlat.features.schema import FeatureSchema
+    from nnlat.predictor.models.nnlp import Nnlp, NnlpConfig
+    from nnlat.predictor.predictor import to_data
+    from nnlat.zoo.generate import generate_variants
+
+    raws = [raw_features(v.graph) for v in generate_variants("nasbench201", 2, seed=3)]
+    schema = FeatureSchema.fit(raws)
+    net = Nnlp(NnlpConfig(schema.node_dim, schema.global_dim, 1)).eval()
+    batch = Batch.from_data_list([to_data(schema.encode(raw), 0) for raw in raws])
+    with torch.no_grad():
+        sparse = net.node_embeddings(batch)
+    through_edges = net.node_embeddings(batch).detach()
+    assert through_edges.requires_grad is False and sparse.shape == (batch.num_nodes, 128)
+    torch.testing.assert_close(sparse, through_edges, rtol=1e-6, atol=1e-6)
+
+
 def test_a_batch_size_unseen_in_training_gets_a_finite_prediction() -> None:
     # Every toy record has batch 1, so the batch column is constant in training.
     from nnlat.features import raw_features

@@ -286,9 +286,8 @@ def _node_values(graph: Graph) -> tuple[np.ndarray, int]:
         layout = [_layout(node, graph.tensors) for node in nodes]
         costs = _node_costs(graph, table)
         return np.concatenate([np.array(layout, dtype=np.float64), costs], axis=1), table.params
-    read = {name for node in nodes for name in node.inputs}
     values = np.array(rows, dtype=np.float64).reshape(len(nodes), len(NODE_COLUMNS))
-    return values, weight_params(graph, read)
+    return values, weight_params(graph, graph.consumers)  # the kernel split reads it too
 
 
 def raw_features(graph: Graph) -> RawFeatures:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
 
 from nnlat.graph.ir import Graph, Node, TensorSpec
@@ -308,7 +308,7 @@ def node_coster(graph: Graph) -> Callable[[Node], tuple[int, int, int, int]]:
     return lambda node: _node_values(node, scope)[1:5]
 
 
-def weight_params(graph: Graph, read: set[str]) -> int:
+def weight_params(graph: Graph, read: Container[str]) -> int:
     """Parameters of the top-level weights of ``graph`` named in ``read``, each counted once.
 
     Example:

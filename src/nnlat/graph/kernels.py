@@ -78,13 +78,14 @@ def kernel_groups(graph: Graph) -> list[list[int]]:
         group = [i]
         taken[i] = True
         if node.op_type in ANCHORS:
-            tail = i
+            # The reader changes only when the chain grows: a stage that does not match
+            # leaves the next stage the same candidate.
+            nxt = _sole_reader(graph, i, taken, graph_outputs)
             for stage in CHAIN:
-                nxt = _sole_reader(graph, tail, taken, graph_outputs)
                 if nxt is not None and graph.nodes[nxt].op_type in stage:
                     group.append(nxt)
                     taken[nxt] = True
-                    tail = nxt
+                    nxt = _sole_reader(graph, nxt, taken, graph_outputs)
         elif node.op_type in GATES:
             gate_input = node.inputs[0]
             nxt = _sole_reader(graph, i, taken, graph_outputs)

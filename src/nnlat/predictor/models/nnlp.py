@@ -15,6 +15,7 @@ overpredicted many times over (docs/predictor.md, "The mean readout").
 from __future__ import annotations
 
 import itertools
+import warnings
 from dataclasses import asdict, dataclass
 from typing import Literal
 
@@ -24,6 +25,33 @@ from torch_geometric.nn import SAGEConv, global_add_pool, global_mean_pool
 
 # How node embeddings become one vector per graph (NnlpConfig.readout).
 Readout = Literal["mean", "sum", "log-sum", "mean-log-sum", "additive"]
+
+
+def incoming_csr(edge_index: torch.Tensor, nodes: int) -> torch.Tensor:
+    """The adjacency with a row per target node, as a CSR matrix (ones where an edge is).
+
+    Given to a SAGEConv instead of ``edge_index``, its mean aggregation is one sparse
+    product rather than a gather and a scatter (~15 % of NNLP's inference time on
+    NAS-Bench-201 graphs); only without autograd, which the sparse product lacks.
+
+    Example:
+        >>> adj = incoming_csr(torch.tensor([[0, 0, 1], [1, 2, 2]]), 3)
+        >>> adj.to_dense().tolist()
+        [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0]]
+    """
+    source, target = edge_index
+    order = torch.argsort(target, stable=True)
+    rows = torch.zeros(nodes + 1, dtype=torch.int64)
+    torch.cumsum(torch.bincount(target, minlength=nodes), 0, out=rows[1:])
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Sparse CSR tensor support is in beta")
+        return torch.sparse_csr_tensor(
+            rows,
+            source[order],
+            torch.ones(order.shape[0]),
+            (nodes, nodes),
+            check_invariants=False,
+        )
 
 
 @dataclass(frozen=True)
@@ -136,8 +164,11 @@ class Nnlp(nn.Module):
     def node_embeddings(self, batch: torch.Tensor) -> torch.Tensor:
         """Every node's GraphSAGE embedding (its own features without the GNN)."""
         x = batch.x
+        edges = batch.edge_index
+        if self.convs and not torch.is_grad_enabled():
+            edges = incoming_csr(edges, x.shape[0])
         for conv in self.convs:
-            x = torch.relu(conv(x, batch.edge_index))
+            x = torch.relu(conv(x, edges))
         return x
 
     def embed(self, batch: torch.Tensor) -> torch.Tensor:
