@@ -32,7 +32,8 @@ def incoming_csr(edge_index: torch.Tensor, nodes: int) -> torch.Tensor:
 
     Given to a SAGEConv instead of ``edge_index``, its mean aggregation is one sparse
     product rather than a gather and a scatter (~15 % of NNLP's inference time on
-    NAS-Bench-201 graphs); only without autograd, which the sparse product lacks.
+    NAS-Bench-201 graphs); only on a CPU (where torch reduces sparse products by a mean)
+    and without autograd, which that product lacks.
 
     Example:
         >>> adj = incoming_csr(torch.tensor([[0, 0, 1], [1, 2, 2]]), 3)
@@ -165,7 +166,7 @@ class Nnlp(nn.Module):
         """Every node's GraphSAGE embedding (its own features without the GNN)."""
         x = batch.x
         edges = batch.edge_index
-        if self.convs and not torch.is_grad_enabled():
+        if self.convs and x.device.type == "cpu" and not torch.is_grad_enabled():
             edges = incoming_csr(edges, x.shape[0])
         for conv in self.convs:
             x = torch.relu(conv(x, edges))
