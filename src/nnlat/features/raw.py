@@ -230,9 +230,10 @@ def _layout(node: Node, tensors: Mapping[str, TensorSpec]) -> tuple[int, ...]:
 # A node's row is a function of its signature (:func:`_signature`), and in a batch of
 # graphs from one search space the same signatures come back again and again (a
 # NAS-Bench-201 graph has ~140 nodes and ~25 distinct rows), so rows are kept by it.
-# Emptied when full: one search space's rows fit many times over.
+# Emptied when full (~1.3 KB a row, so under 30 MB): one search space's rows fit many
+# times over.
 _ROWS: dict[tuple[object, ...], tuple[float, ...]] = {}
-MAX_KEPT_ROWS = 50_000
+MAX_KEPT_ROWS = 20_000
 
 
 def _signature(
