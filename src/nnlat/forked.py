@@ -195,9 +195,15 @@ class _Forked:
                 # Results go through a file, the pipe only says which: a pipe holds 64
                 # KiB, and the thread draining it here waits for the interpreter lock at
                 # every read while this process computes, so a child sending megabytes
-                # through it stood blocked for most of a call.
-                (self.spool / f"{chunk}.pickle").write_bytes(message)
-                pipe.send_bytes(chunk.to_bytes(8, "little"))
+                # through it stood blocked for most of a call. Where the spool is full
+                # (a container's small /dev/shm), the pipe carries the results.
+                path = self.spool / f"{chunk}.pickle"
+                try:
+                    path.write_bytes(message)
+                    pipe.send_bytes(_IN_FILE + chunk.to_bytes(8, "little"))
+                except OSError:
+                    path.unlink(missing_ok=True)
+                    pipe.send_bytes(_IN_MESSAGE + message)
                 if error is not None:
                     return
 
@@ -249,10 +255,8 @@ class _Forked:
                 if message is None:
                     drained = True
                     continue
-                number = int.from_bytes(message, "little")  # type: ignore[arg-type]
-                path = self.spool / f"{number}.pickle"
-                chunk, results, error, caught = pickle.loads(path.read_bytes())
-                path.unlink()
+                payload = self._payload(message)  # type: ignore[arg-type]
+                chunk, results, error, caught = pickle.loads(payload)
                 ready[chunk] = (results, error, caught)
             results, error, caught = ready.pop(wanted)
             _reissue(caught)
@@ -263,6 +267,15 @@ class _Forked:
                 raise error
             yield from results  # type: ignore[misc]
 
+    def _payload(self, message: bytes) -> bytes:
+        """The pickled results a child's message announces (in a file) or holds."""
+        if message[:1] == _IN_MESSAGE:
+            return message[1:]
+        path = self.spool / f"{int.from_bytes(message[1:], 'little')}.pickle"
+        payload = path.read_bytes()
+        path.unlink()
+        return payload
+
     def _here(self, chunk: int) -> tuple[list[Any] | None, Any, list[_Caught]]:
         """Compute ``chunk`` in this process (its warnings are issued as they come)."""
         try:
@@ -272,6 +285,9 @@ class _Forked:
 
 
 _NOTHING = object()
+# A child's message starts with where its results are: in the spool file it names, or
+# in the rest of the message.
+_IN_FILE, _IN_MESSAGE = b"F", b"M"
 
 
 def _spool_parent() -> str | None:

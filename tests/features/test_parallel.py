@@ -211,6 +211,27 @@ def test_the_childrens_result_files_are_gone_after_every_kind_of_end(
     assert list(tmp_path.iterdir()) == []
 
 
+def computed_where(item: int) -> tuple[int, bool]:
+    in_child = multiprocessing.current_process().daemon
+    if not in_child:
+        time.sleep(0.005)  # leave the child time to claim chunks
+    return item, in_child
+
+
+def test_results_come_through_the_pipe_where_the_spool_has_no_room(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def full(self: Path, data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(forked, "_spool_parent", lambda: str(tmp_path))
+    monkeypatch.setattr(Path, "write_bytes", full)  # the children inherit it
+    found = map_forked(computed_where, list(range(100)), workers=2)
+    assert [item for item, _ in found] == list(range(100))
+    assert any(in_child for _, in_child in found)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_predict_graphs_equals_features_then_network() -> None:
     trained, records = toy_predictor()
     graphs = many_graphs()
