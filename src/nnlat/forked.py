@@ -5,7 +5,8 @@ item. The children are *forked* once per call, so they inherit the function and 
 items from this process's memory and read them by index: nothing is pickled on the way
 in (spawn or forkserver children would re-import torch, seconds each, and need every
 item pickled); only results and warnings come back pickled, in a file per chunk (in
-memory, ``/dev/shm``, where there is one) that a pipe, drained by a thread, announces.
+memory, ``/dev/shm``, where there is one) that a pipe, drained by a thread, announces —
+or through the pipe itself where that place has no room.
 The items are cut into chunks that this process and ``workers - 1`` children claim one
 at a time from a shared counter; this process computes a chunk whenever the next result
 in order is not there yet, so between results, the caller's own work (a network over
