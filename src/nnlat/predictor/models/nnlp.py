@@ -22,6 +22,7 @@ from typing import Literal
 import torch
 from torch import nn
 from torch_geometric.nn import SAGEConv, global_add_pool, global_mean_pool
+from torch_geometric.utils import to_torch_csr_tensor
 
 # How node embeddings become one vector per graph (NnlpConfig.readout).
 Readout = Literal["mean", "sum", "log-sum", "mean-log-sum", "additive"]
@@ -40,19 +41,11 @@ def incoming_csr(edge_index: torch.Tensor, nodes: int) -> torch.Tensor:
         >>> adj.to_dense().tolist()
         [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0]]
     """
-    source, target = edge_index
-    order = torch.argsort(target, stable=True)
-    rows = torch.zeros(nodes + 1, dtype=torch.int64)
-    torch.cumsum(torch.bincount(target, minlength=nodes), 0, out=rows[1:])
+    # torch warns, once per process, that CSR tensors are in beta and that their
+    # invariant checks are off: PyG builds a valid one, and users need not see either.
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "Sparse CSR tensor support is in beta")
-        return torch.sparse_csr_tensor(
-            rows,
-            source[order],
-            torch.ones(order.shape[0]),
-            (nodes, nodes),
-            check_invariants=False,
-        )
+        warnings.filterwarnings("ignore", "Sparse (CSR tensor support is in beta|invariant)")
+        return to_torch_csr_tensor(edge_index.flip(0), size=(nodes, nodes))
 
 
 @dataclass(frozen=True)
