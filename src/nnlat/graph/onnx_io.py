@@ -20,6 +20,7 @@ from onnx import helper
 
 from nnlat.errors import ExternalDataError, ModelLoadError, ModelTooLargeError
 from nnlat.graph.ir import AttrValue, Graph, Node, TensorSpec, TensorValue
+from nnlat.graph.wire import WireFormatError, without_weight_data
 
 DEFAULT_MAX_MODEL_BYTES = 2 * 1024**3  # protobuf's own limit for one message
 
@@ -89,13 +90,22 @@ def parse_model(data: bytes | bytearray | memoryview, label: str = "the model") 
     """
     model = onnx.ModelProto()
     try:
-        model.ParseFromString(data)
+        model.ParseFromString(_lean(data))
     except (DecodeError, RuntimeError, ValueError) as exc:
         raise ModelLoadError(
             f"{label} is not an ONNX model or is truncated/corrupt ({exc})"
         ) from None
     check_model(model, label)
     return model
+
+
+def _lean(data: bytes | bytearray | memoryview) -> bytes | bytearray | memoryview:
+    """``data`` without its weight values (:mod:`nnlat.graph.wire`), or as it is if the
+    bytes are malformed: then parsing them says what is wrong."""
+    try:
+        return without_weight_data(data)
+    except WireFormatError:
+        return data
 
 
 def check_model(model: onnx.ModelProto, label: str = "the model") -> None:
