@@ -99,13 +99,17 @@ Edit = Callable[[memoryview], tuple[Pieces, bool]]
 def _rewrite(data: memoryview, edits: dict[int, Edit]) -> tuple[Pieces, bool]:
     """``data``'s pieces, the payloads of the messages in ``edits`` passed through them.
 
+    Only length-delimited fields are edited (a varint or fixed-size field is never
+    longer than 10 bytes).
+
     ``edits`` maps a field number to a function from that field's payload to its new
     pieces and whether it changed. Returns the pieces and whether anything changed.
     """
     pieces: Pieces = []
     changed = False
-    for number, kind, start, tag_end, payload, end in _fields(data):
-        edit = edits.get(number) if kind == _LENGTH_DELIMITED else None
+    for number, _, start, tag_end, payload, end in _fields(data):
+        # A message no longer than the threshold holds no field longer than it.
+        edit = edits.get(number) if end - payload > WEIGHT_PAYLOAD_BYTES else None
         inner, inner_changed = edit(data[payload:end]) if edit else ([], False)
         if not inner_changed:
             pieces.append(data[start:end])
@@ -120,12 +124,8 @@ def _tensor(payload: memoryview) -> tuple[Pieces, bool]:
     fields = _fields(payload)
     kept = [
         payload[start:end]
-        for number, kind, start, _, begin, end in fields
-        if not (
-            number in _TENSOR_DATA
-            and kind == _LENGTH_DELIMITED
-            and end - begin > WEIGHT_PAYLOAD_BYTES
-        )
+        for number, _, start, _, begin, end in fields
+        if number not in _TENSOR_DATA or end - begin <= WEIGHT_PAYLOAD_BYTES
     ]
     return kept, len(kept) < len(fields)
 
