@@ -13,7 +13,9 @@ from nnlat.cli.main import app
 from nnlat.datasets.cell_graphs import cell_records
 from nnlat.datasets.published import LatencyTable, PublishedDataError, read_latency_table
 from nnlat.predictor.few_shot import (
+    LARGE_K,
     FewShotError,
+    adapt,
     draw_shots,
     few_shot_markdown,
     few_shot_study,
@@ -24,6 +26,7 @@ from nnlat.predictor.few_shot import (
     training_pool,
 )
 from nnlat.predictor.training import TrainSettings
+from nnlat.predictor.transfer import MIN_RECORDS_FOR_VALIDATION
 from nnlat.testing.cells import ADDITIVE_MS, additive_ms, spread_archs
 
 GPU_MS = ADDITIVE_MS
@@ -98,6 +101,23 @@ def test_the_shots_of_a_seed_are_nested_and_differ_between_seeds(
     by = {(r.shots, r.seed): r for r in results}
     # the shift is fitted on the shots alone: more shots move it, another draw moves it
     assert by[3, 0].metrics != by[40, 0].metrics and by[3, 0].metrics != by[3, 1].metrics
+
+
+def test_adaptation_budget_grows_once_early_stopping_has_records_to_judge(
+    help_file: Path, tmp_path: Path
+) -> None:
+    table = read_latency_table(help_file, "nas-bench-201")
+    predictor = pretrain(table, ["gpu_1", "cpu"], archs=30, config=TINY, settings=QUICK)
+    records = cell_records(table, "phone")
+    budgets = {}
+    for k in (LARGE_K - 1, LARGE_K):
+        shots = (records * 3)[:k]  # repeats are fine: only the settings are looked at
+        adapted, _ = adapt(predictor, shots, "heads", seed=0)
+        budgets[k] = adapted.info["settings"], adapted.info["fine_tuned_on"]
+    gentle, large = budgets[LARGE_K - 1][0], budgets[LARGE_K][0]
+    assert (gentle["lr"], gentle["epochs"]) == (1e-4, 30)
+    assert (large["lr"], large["epochs"], large["batch_size"]) == (3e-4, 100, 16)
+    assert budgets[LARGE_K][1]["validation_records"] >= MIN_RECORDS_FOR_VALIDATION
 
 
 def test_spread_shots_span_the_predicted_latencies_and_are_tested_on_nothing_else(
