@@ -99,11 +99,10 @@ Edit = Callable[[memoryview], tuple[Pieces, bool]]
 def _rewrite(data: memoryview, edits: dict[int, Edit]) -> tuple[Pieces, bool]:
     """``data``'s pieces, the payloads of the messages in ``edits`` passed through them.
 
-    Only length-delimited fields are edited (a varint or fixed-size field is never
-    longer than 10 bytes).
-
     ``edits`` maps a field number to a function from that field's payload to its new
     pieces and whether it changed. Returns the pieces and whether anything changed.
+    Only fields longer than WEIGHT_PAYLOAD_BYTES are passed (so never a varint or a
+    fixed-size number).
     """
     pieces: Pieces = []
     changed = False
@@ -134,7 +133,9 @@ def _graph(payload: memoryview) -> tuple[Pieces, bool]:
     return _rewrite(payload, {_GRAPH_INITIALIZER: _tensor})
 
 
-def without_weight_data(data: bytes | bytearray | memoryview) -> bytes | memoryview:
+def without_weight_data(
+    data: bytes | bytearray | memoryview,
+) -> bytes | bytearray | memoryview:
     """``data`` (a serialised ModelProto) without its initializers' large data fields.
 
     Returns ``data`` itself when nothing was left out.
