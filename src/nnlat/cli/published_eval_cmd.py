@@ -200,10 +200,14 @@ def few_shot_command(
     """
     from dataclasses import asdict
 
-    import platformdirs
-
     from nnlat.datasets.published import read_latency_table
-    from nnlat.predictor.few_shot import few_shot_markdown, few_shot_study, read_results, summary
+    from nnlat.predictor.few_shot import (
+        few_shot_markdown,
+        few_shot_study,
+        pretrained_cache,
+        read_results,
+        summary,
+    )
 
     if report_only and out is None:
         raise typer.BadParameter("--report-only needs --out (the STEM.jsonl to read)")
@@ -218,7 +222,7 @@ def few_shot_command(
             train_devices=comma_list(train_devices), target_devices=comma_list(target_devices),
             shots=_ints(shots), seeds=range(seeds), modes=comma_list(modes),
             choice=shot_choice, train_archs=train_archs, results_path=jsonl,
-            pretrained_dir=Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "few-shot",
+            pretrained_dir=pretrained_cache(),
         )  # fmt: skip
         results = read_results(jsonl) if report_only and jsonl else _with_progress(study, as_json)
         if out is not None:

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import platformdirs
 
 from nnlat.datasets.cell_graphs import cell_records
 from nnlat.datasets.published import LatencyTable
@@ -77,10 +78,12 @@ PRETRAIN_SETTINGS = TrainSettings(epochs=80, batch_size=64, patience=12)
 ADAPT_SETTINGS = FINE_TUNE_SETTINGS.model_copy(update={"lr": 1e-4, "epochs": 30, "batch_size": 128})
 # From LARGE_K on, the validation share (20 %) holds MIN_RECORDS_FOR_VALIDATION records,
 # enough for early stopping to guard a real budget: NNLQP's transfer settings in batches
-# of 16. Decided on the development targets silver_4114 and pixel3, both spaces, 3
-# seeds, mode `all` at k = 100 (Acc(10 %), gentle → this): pixel3 67.7 → 85.2 (FBNet)
-# and 15.8 → 27.2 (NAS-Bench-201), silver_4114 96.4 → 96.4 and 70.1 → 70.1. At k = 32
-# (6 validation records) the same budget lost 0.8-4 points on three of the four.
+# of 16. Decided on the development targets silver_4114 and pixel3 of both spaces
+# (`python scripts/few_shot_budget.py FILE --space S --budgets
+# all:1e-4:30:128,all:3e-4:100:16`; 3 seeds), Acc(10 %) at k = 100, gentle → this:
+# pixel3 67.7 → 85.2 (FBNet) and 15.8 → 27.2 (NAS-Bench-201), silver_4114 96.4 → 96.4
+# and 70.1 → 70.1. At k = 32 (6 validation records) the same budget lost 0.8-4.1
+# points on three of the four.
 LARGE_K = math.ceil(MIN_RECORDS_FOR_VALIDATION / FINE_TUNE_SETTINGS.valid_fraction)
 LARGE_K_SETTINGS = FINE_TUNE_SETTINGS.model_copy(update={"batch_size": 16})
 # Published means over leave-one-device-out targets: (method, shots) → (Acc(10 %), Spearman).
@@ -158,6 +161,11 @@ def _pretrain_key(
     what.append({**NETWORKS.get(network).defaults(), **config})
     what.append(settings.model_dump(exclude={"device"}))
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def pretrained_cache() -> Path:
+    """Where pre-trained predictors are kept between runs: the user's cache folder."""
+    return Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "few-shot"
 
 
 def pretrain(
