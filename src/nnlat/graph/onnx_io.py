@@ -3,6 +3,7 @@
 Reading validates what a user can get wrong (not ONNX, truncated, empty graph, external
 data outside the model's folder or missing, over the size limit) and raises a
 :class:`~nnlat.errors.ModelLoadError` subclass that says so. Weights are never read:
+those inside the file are left out before parsing (:mod:`nnlat.graph.wire`), and
 external-data references are checked for safety and then dropped.
 """
 
@@ -84,6 +85,10 @@ def _check_size(size: int, max_bytes: int, label: str) -> None:
 
 def parse_model(data: bytes | bytearray | memoryview, label: str = "the model") -> onnx.ModelProto:
     """Parse serialised ONNX bytes and check that they describe a usable graph.
+
+    Initializers come without the values of weights (more than ``KEEP_VALUE_NUMEL``
+    elements): nnlat drops them anyway, and parsing them is most of the time of reading
+    a model with its weights.
 
     Raises:
         ModelLoadError: not a protobuf ModelProto, truncated, or no nodes.
