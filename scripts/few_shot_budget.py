@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import argparse
 import statistics
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from nnlat.datasets.cell_graphs import cell_records
 from nnlat.datasets.published import read_latency_table
+from nnlat.datasets.training import LatencyRecord
 from nnlat.predictor.few_shot import (
     SHOTS,
     draw_shots,
@@ -30,22 +32,27 @@ from nnlat.predictor.few_shot import (
     training_pool,
 )
 from nnlat.predictor.metrics import accuracy_report
-from nnlat.predictor.predictor import to_data
+from nnlat.predictor.predictor import Predictor, to_data
 from nnlat.predictor.training import predict_log
 from nnlat.predictor.transfer import FINE_TUNE_SETTINGS, fine_tune, with_new_heads
 
 DEFAULT_BUDGETS = "all:1e-4:30:128,all:3e-4:100:16"
 
 
-def adapted(predictor, shots, budget: str, seed: int):  # type: ignore[no-untyped-def]
+def adapted(
+    predictor: Predictor, shots: Sequence[LatencyRecord], budget: str, seed: int
+) -> Predictor:
     """``predictor`` adapted to ``shots`` by the plain shift or a fine-tuning budget."""
     if budget == "shift":
         return with_new_heads(predictor, shots, seed)[0]
-    part, lr, epochs, batch = budget.split(":")
+    fields = budget.split(":")
+    if len(fields) != 4 or fields[0] not in ("all", "heads"):
+        raise SystemExit(f"budget {budget!r}: expected PART:LR:EPOCHS:BATCH, PART all or heads")
+    part, lr, epochs, batch = fields
     settings = FINE_TUNE_SETTINGS.model_copy(
         update={"lr": float(lr), "epochs": int(epochs), "batch_size": int(batch), "seed": seed}
     )
-    return fine_tune(predictor, shots, settings=settings, part=part)[0]  # type: ignore[arg-type]
+    return fine_tune(predictor, shots, settings=settings, part=part)[0]
 
 
 def budget_lines(path: Path, space: str, targets: list[str], budgets: list[str]) -> list[str]:
