@@ -26,6 +26,7 @@ from nnlat.datasets.published import read_latency_table
 from nnlat.datasets.training import LatencyRecord
 from nnlat.predictor.few_shot import (
     SHOTS,
+    adapt,
     draw_shots,
     pretrain,
     pretrained_cache,
@@ -33,10 +34,23 @@ from nnlat.predictor.few_shot import (
 )
 from nnlat.predictor.metrics import accuracy_report
 from nnlat.predictor.predictor import Predictor, to_data
-from nnlat.predictor.training import predict_log
-from nnlat.predictor.transfer import FINE_TUNE_SETTINGS, fine_tune, with_new_heads
+from nnlat.predictor.training import TrainSettings, predict_log
+from nnlat.predictor.transfer import FINE_TUNE_SETTINGS, fine_tune
 
 DEFAULT_BUDGETS = "all:1e-4:30:128,all:3e-4:100:16"
+
+
+def parse_budget(budget: str) -> tuple[str, TrainSettings]:
+    """``PART:LR:EPOCHS:BATCH`` → (part, fine-tuning settings); exits if malformed."""
+    fields = budget.split(":")
+    if len(fields) != 4 or fields[0] not in ("all", "heads"):
+        raise SystemExit(f"budget {budget!r}: expected PART:LR:EPOCHS:BATCH, PART all or heads")
+    part, lr, epochs, batch = fields
+    try:
+        update = {"lr": float(lr), "epochs": int(epochs), "batch_size": int(batch)}
+    except ValueError:
+        raise SystemExit(f"budget {budget!r}: LR, EPOCHS and BATCH must be numbers") from None
+    return part, FINE_TUNE_SETTINGS.model_copy(update=update)
 
 
 def adapted(
@@ -44,15 +58,10 @@ def adapted(
 ) -> Predictor:
     """``predictor`` adapted to ``shots`` by the plain shift or a fine-tuning budget."""
     if budget == "shift":
-        return with_new_heads(predictor, shots, seed)[0]
-    fields = budget.split(":")
-    if len(fields) != 4 or fields[0] not in ("all", "heads"):
-        raise SystemExit(f"budget {budget!r}: expected PART:LR:EPOCHS:BATCH, PART all or heads")
-    part, lr, epochs, batch = fields
-    settings = FINE_TUNE_SETTINGS.model_copy(
-        update={"lr": float(lr), "epochs": int(epochs), "batch_size": int(batch), "seed": seed}
-    )
-    return fine_tune(predictor, shots, settings=settings, part=part)[0]
+        return adapt(predictor, shots, "shift", seed)[0]
+    part, settings = parse_budget(budget)
+    settings = settings.model_copy(update={"seed": seed})
+    return fine_tune(predictor, shots, settings=settings, part=part)[0]  # type: ignore[arg-type]
 
 
 def budget_lines(path: Path, space: str, targets: list[str], budgets: list[str]) -> list[str]:
@@ -96,6 +105,8 @@ def main() -> None:
     parser.add_argument("--budgets", default=DEFAULT_BUDGETS, help="PART:LR:EPOCHS:BATCH,...")
     args = parser.parse_args()
     budgets = ["shift", *args.budgets.split(",")]
+    for budget in budgets[1:]:
+        parse_budget(budget)  # refuse a malformed one before any pre-training
     lines = budget_lines(args.file, args.space, args.targets.split(","), budgets)
     print("\n".join(lines))
 
