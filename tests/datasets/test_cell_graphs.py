@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from nnlat.datasets.cell_graphs import (
     cell_archs,
@@ -13,6 +15,7 @@ from nnlat.datasets.cell_graphs import (
     cell_records,
     fbnet_chain,
     nasbench201_cell,
+    nasbench201_live_cell,
 )
 from nnlat.datasets.published import PublishedDataError, read_latency_table
 from nnlat.features.raw import GRAPH_COLUMNS, NODE_COLUMNS
@@ -71,6 +74,46 @@ def test_an_fbnet_chain_carries_each_layers_shape_on_the_cifar_skeleton() -> Non
     assert column["in_d1"][2] == 16 and column["stride_h"][6] == 2
 
 
+def test_a_live_cell_keeps_only_the_operations_whose_work_reaches_the_output() -> None:
+    # The skip 0 → 2 feeds node 2, which reaches node 3 through `none` only: dead.
+    raw = nasbench201_live_cell(CELL, batch_size=4)
+    assert edges(raw) == {
+        ("input#0", "nb201:nor_conv_3x3#1"),
+        ("input#0", "nb201:avg_pool_3x3#2"),
+        ("nb201:nor_conv_3x3#1", "nb201:nor_conv_1x1#3"),
+        ("nb201:avg_pool_3x3#2", "output#4"),
+        ("nb201:nor_conv_1x1#3", "output#4"),
+    }
+    assert raw.graph_values[GRAPH_COLUMNS.index("batch_size")] == 4
+    # Whatever the dead edge does, the cell computes the same: one graph.
+    dead_conv = nasbench201_live_cell(CELL.replace("skip_connect~0", "nor_conv_3x3~0"))
+    assert dead_conv.op_types == raw.op_types and edges(dead_conv) == edges(raw)
+
+
+def test_chained_skips_become_one_edge_and_a_cell_of_zeros_has_none() -> None:
+    skips = nasbench201_live_cell(
+        "|skip_connect~0|+|none~0|skip_connect~1|+|none~0|none~1|skip_connect~2|"
+    )
+    zeros = nasbench201_live_cell("|none~0|+|none~0|none~1|+|none~0|none~1|none~2|")
+    assert skips.op_types == zeros.op_types == ("input", "output")
+    assert edges(skips) == {("input#0", "output#1")} and edges(zeros) == set()
+
+
+OPS = ["none", "skip_connect", "nor_conv_1x1", "nor_conv_3x3", "avg_pool_3x3"]
+
+
+@given(st.lists(st.sampled_from(OPS), min_size=6, max_size=6))
+def test_every_kept_operation_lies_on_a_path_from_input_to_output(ops: list[str]) -> None:
+    arch = "|{}~0|+|{}~0|{}~1|+|{}~0|{}~1|{}~2|".format(*ops)
+    raw = nasbench201_live_cell(arch)
+    assert raw.op_types[0] == "input" and raw.op_types[-1] == "output"
+    assert not {"nb201:none", "nb201:skip_connect"} & set(raw.op_types)
+    pairs = raw.edge_index.T.tolist()
+    for node in range(1, len(raw.op_types) - 1):
+        assert any(b == node for _, b in pairs) and any(a == node for a, _ in pairs)
+    assert all(a < b for a, b in pairs)  # still a DAG in topological order
+
+
 @pytest.mark.parametrize(
     ("build", "arch"),
     [(nasbench201_cell, "|conv~0|+|none~0|none~1|+|none~0|none~1|none~2|"),
@@ -107,6 +150,9 @@ def test_every_published_architecture_has_a_distinct_cell_graph() -> None:
     assert len(records) == 15625 == len({r.graph_hash for r in records})
     signatures = {(r.raw.op_types, r.raw.edge_index.tobytes()) for r in records}
     assert len(signatures) == 15625  # unlike ONNX export, nothing collapses
+    cells = map(nasbench201_live_cell, table.archs)
+    live = {(raw.op_types, raw.edge_index.tobytes()) for raw in cells}
+    assert len(live) == 6605  # NAS-Bench-201 has 6,466 distinct cells up to isomorphism
     fbnet = read_latency_table(SHARED / "fbnet" / "help_latency_ms.csv", "fbnet")
     chains = cell_records(fbnet, "1080ti_64")
     assert len(chains) == 5000 and {len(r.raw.op_types) for r in chains} == {24}

@@ -58,6 +58,7 @@ def test_every_method_runs_on_one_split_and_resumes(
         "gcn-b1",
         "gcn-b4",
         "nnlp",
+        "gcn-live",
     ]
     results = brpnas_study(
         records, arch_of, methods, [0], [12], results_path=path, epochs=2, validation=4, largest=12

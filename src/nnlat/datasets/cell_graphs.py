@@ -11,10 +11,13 @@ The graphs come as :class:`~nnlat.features.raw.RawFeatures`, so every predictor 
 :mod:`nnlat.predictor` trains on them unchanged (the feature schema learns their
 operator vocabulary: ``nb201:nor_conv_3x3``, ``fbnet:k5_e6``, ``input``, ``output``):
 
-* NAS-Bench-201: ``input`` → the operations on edges out of cell node 0; an operation on
-  edge i→j feeds every operation on an edge out of node j; the operations on edges into
-  node 3 feed ``output``. All eight nodes have zero numeric columns (every stage repeats
-  the cell, so position says nothing).
+* NAS-Bench-201 (:func:`nasbench201_cell`): ``input`` → the operations on edges out of
+  cell node 0; an operation on edge i→j feeds every operation on an edge out of node j;
+  the operations on edges into node 3 feed ``output``. All nodes have zero numeric
+  columns (every stage repeats the cell, so position says nothing).
+  :func:`nasbench201_live_cell` reads the cell as it computes instead (no ``none``,
+  skips as edges, operations whose result never reaches the output dropped), as
+  BRP-NAS's code does.
 * FBNet: ``input`` → layer 1 → … → layer 22 → ``output``; a layer's numeric columns
   carry what its position implies on the CIFAR skeleton: kernel size, stride, groups,
   input and output channels and resolution.
@@ -80,6 +83,62 @@ def nasbench201_cell(arch: str, batch_size: int = 1) -> RawFeatures:
     pairs = [(producer, node) for node, source in out_of for producer in into[source]]
     pairs += [(producer, len(ops) - 1) for producer in into[len(cell)]]
     return _raw(ops, pairs, np.zeros((len(ops), len(NODE_COLUMNS))), batch_size)
+
+
+def nasbench201_live_cell(arch: str, batch_size: int = 1) -> RawFeatures:
+    """The NAS-Bench-201 cell as it computes: only operations that do work and matter.
+
+    :func:`nasbench201_cell` keeps all six operations. This graph is BRP-NAS's input
+    as its authors build it: a ``none`` operation (zeros) is dropped with its edges; a
+    ``skip_connect`` is dropped and its producers wired straight to its consumers; then
+    every operation that does not lie on a path from ``input`` to ``output`` is dropped
+    (its result never reaches the output, so a compiled network does not run it). Cells
+    that compute the same thing get the same graph, whatever their dead operations.
+
+    Example:
+        >>> cell = "|nor_conv_3x3~0|+|skip_connect~0|none~1|+|none~0|none~1|avg_pool_3x3~2|"
+        >>> raw = nasbench201_live_cell(cell)
+        >>> raw.op_types
+        ('input', 'nb201:avg_pool_3x3', 'output')
+        >>> raw.edge_index.T.tolist()
+        [[0, 1], [1, 2]]
+    """
+    full = nasbench201_cell(arch, batch_size)
+    ops, last = full.op_types, len(full.op_types) - 1
+    producers: dict[int, set[int]] = {n: set() for n in range(len(ops))}
+    consumers: dict[int, set[int]] = {n: set() for n in range(len(ops))}
+    for producer, consumer in full.edge_index.T.tolist():
+        producers[consumer].add(producer)
+        consumers[producer].add(consumer)
+    # Node order is topological, so a skip's producers are final when it is bypassed.
+    for node, op in enumerate(ops):
+        if op not in ("nb201:none", "nb201:skip_connect"):
+            continue
+        before, after = producers.pop(node), consumers.pop(node)
+        for producer in before:
+            consumers[producer] = (consumers[producer] - {node}) | (
+                after if op == "nb201:skip_connect" else set()
+            )
+        for consumer in after:
+            producers[consumer] = (producers[consumer] - {node}) | (
+                before if op == "nb201:skip_connect" else set()
+            )
+    live = (_reachable(0, consumers) & _reachable(last, producers)) | {0, last}
+    index = {node: i for i, node in enumerate(sorted(live))}
+    edges = [(index[a], index[b]) for a in live for b in consumers.get(a, ()) if b in live]
+    kept = [ops[node] for node in sorted(live)]
+    return _raw(kept, edges, np.zeros((len(kept), len(NODE_COLUMNS))), batch_size)
+
+
+def _reachable(start: int, neighbours: dict[int, set[int]]) -> set[int]:
+    """Nodes reachable from ``start`` along ``neighbours`` (``start`` included)."""
+    seen, todo = {start}, [start]
+    while todo:
+        for nxt in neighbours.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
 
 
 def fbnet_chain(arch: str, batch_size: int = 1) -> RawFeatures:

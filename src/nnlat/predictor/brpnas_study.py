@@ -35,11 +35,12 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
+from nnlat.datasets.cell_graphs import nasbench201_live_cell
 from nnlat.datasets.training import LatencyRecord
 from nnlat.errors import NnlatError
 from nnlat.predictor.metrics import accuracy_report, spearman
@@ -92,8 +93,12 @@ GRAPH_METHODS: dict[str, tuple[str, dict[str, object], TrainSettings]] = {
 # and validation networks, the same pool; member 0 is the plain method of that seed); the
 # prediction is the geometric mean of the members'.
 ENSEMBLES: dict[str, tuple[str, int]] = {"gcn-x3": ("gcn", 3)}
+# A graph method trained and tested on the cells as they compute
+# (:func:`~nnlat.datasets.cell_graphs.nasbench201_live_cell`: no ``none``, skips as
+# edges, dead operations dropped), the input BRP-NAS's released code builds.
+LIVE_CELLS = {"gcn-live": "gcn", "gcn-b1-live": "gcn-b1", "nnlp-live": "nnlp"}
 ARCH_METHODS = {"lr": OneHotLinear, "xgboost": OneHotXgboost, "layerwise": LayerwiseSum}
-METHODS = (*GRAPH_METHODS, *ENSEMBLES, *ARCH_METHODS)
+METHODS = (*GRAPH_METHODS, *ENSEMBLES, *LIVE_CELLS, *ARCH_METHODS)
 
 # Published accuracies within ±1/5/10 % (Yue 2021, Tables 1-4; BRP-NAS for "paper").
 # Desktop CPU only has GCN rows; the baselines and ablations were published on the
@@ -165,6 +170,9 @@ def fit_predict(
     the graph methods train on (the same :func:`split_by_graph` draw).
     """
     fraction = validation / len(fit)
+    if method in LIVE_CELLS:
+        fit, test = ([_live(r, archs) for r in records] for records in (fit, test))
+        return fit_predict(LIVE_CELLS[method], fit, test, archs, seed, epochs, validation)
     if method in ENSEMBLES:
         member, count = ENSEMBLES[method]
         logs = [
@@ -192,6 +200,11 @@ def fit_predict(
         [archs[fit[i].graph_hash] for i in train_idx], [fit[i].latency_ms for i in train_idx]
     )
     return baseline.predict([archs[r.graph_hash] for r in test])
+
+
+def _live(record: LatencyRecord, archs: dict[str, str]) -> LatencyRecord:
+    """``record`` with its graph replaced by its architecture's live cell."""
+    return replace(record, raw=nasbench201_live_cell(archs[record.graph_hash], record.batch_size))
 
 
 def nasbench201_archs(store: Store) -> dict[str, str]:
