@@ -96,7 +96,12 @@ ENSEMBLES: dict[str, tuple[str, int]] = {"gcn-x3": ("gcn", 3)}
 # A graph method trained and tested on the cells as they compute
 # (:func:`~nnlat.datasets.cell_graphs.nasbench201_live_cell`: no ``none``, skips as
 # edges, dead operations dropped), the input BRP-NAS's released code builds.
-LIVE_CELLS = {"gcn-live": "gcn", "gcn-b1-live": "gcn-b1", "nnlp-live": "nnlp"}
+LIVE_CELLS = {
+    "gcn-live": "gcn",
+    "gcn-random-live": "gcn-random",
+    "nnlp-live": "nnlp",
+    "nnlp-sum-live": "nnlp-sum",
+}
 ARCH_METHODS = {"lr": OneHotLinear, "xgboost": OneHotXgboost, "layerwise": LayerwiseSum}
 METHODS = (*GRAPH_METHODS, *ENSEMBLES, *LIVE_CELLS, *ARCH_METHODS)
 
@@ -108,6 +113,9 @@ PUBLISHED: dict[tuple[str, int], tuple[str, tuple[float, float, float]]] = {
     ("gcn", 2000): ("GPU, Yue Table 1", (43.5, 90.0, 97.9)),
     ("gcn-identity", 900): ("GPU, Yue Table 4", (3.3, 10.25, 18.9)),
     ("gcn-random", 900): ("GPU, Yue Table 4", (3.1, 16.0, 31.7)),
+    ("gcn-live", 900): ("CPU, BRP-NAS paper (100 seeds)", (36.0, 85.2, 96.4)),
+    ("gcn-live", 2000): ("GPU, Yue Table 1", (43.5, 90.0, 97.9)),
+    ("gcn-random-live", 900): ("GPU, Yue Table 4", (3.1, 16.0, 31.7)),
     ("lr", 900): ("GPU, Yue Table 3", (6.0, 30.0, 54.5)),
     ("xgboost", 900): ("GPU, Yue Table 3", (11.2, 50.4, 78.7)),
     ("layerwise", 900): ("GPU, BRP-NAS via Yue Table 3", (4.2, 18.2, 29.6)),
@@ -315,7 +323,7 @@ def brpnas_markdown(
         cells.append(f"{statistics.mean(r.metrics['spearman'] for r in group):.3f}")
         where, figures = PUBLISHED.get((method, size), ("", ()))
         published = " / ".join(f"{v:g}" for v in figures) + (f" ({where})" if where else "")
-        if (method, size) == ("gcn", 900):
+        if (method, size) in {("gcn", 900), ("gcn-live", 900)}:
             published += "; " + " / ".join(f"{v:g}" for v in YUE_CPU_GCN) + " (CPU, Yue)"
         lines.append(
             f"| {method} | {size} | {len(group)} | {group[0].test_size} | "
