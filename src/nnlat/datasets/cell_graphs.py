@@ -114,15 +114,14 @@ def nasbench201_live_cell(arch: str, batch_size: int = 1) -> RawFeatures:
     for node, op in enumerate(ops):
         if op not in ("nb201:none", "nb201:skip_connect"):
             continue
+        passes_on = op == "nb201:skip_connect"  # a skip forwards its input, a none nothing
         before, after = producers.pop(node), consumers.pop(node)
         for producer in before:
-            consumers[producer] = (consumers[producer] - {node}) | (
-                after if op == "nb201:skip_connect" else set()
-            )
+            consumers[producer].discard(node)
+            consumers[producer] |= after if passes_on else set()
         for consumer in after:
-            producers[consumer] = (producers[consumer] - {node}) | (
-                before if op == "nb201:skip_connect" else set()
-            )
+            producers[consumer].discard(node)
+            producers[consumer] |= before if passes_on else set()
     live = (_reachable(0, consumers) & _reachable(last, producers)) | {0, last}
     index = {node: i for i, node in enumerate(sorted(live))}
     edges = [(index[a], index[b]) for a in live for b in consumers.get(a, ()) if b in live]
