@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from nnlat.errors import NnlatError
-from nnlat.predictor.evaluation import read_results, unseen_structure
+from nnlat.predictor.evaluation import read_results, seed_ensemble, unseen_structure
 from nnlat.predictor.report import unseen_structure_markdown
 from nnlat.predictor.training import TrainSettings
 from nnlat.testing.records import TOY_PLATFORM, toy_records
@@ -55,3 +55,24 @@ def test_bad_requests_fail_clearly() -> None:
         unseen_structure(records, "mars-ort9.9-fp32-t1", ["flops-lr"])
     with pytest.raises(NnlatError, match="unknown method 'magic'"):
         unseen_structure(records, TOY_PLATFORM, ["magic"])
+
+
+def test_seed_ensemble_combines_runs_of_the_same_folds() -> None:
+    records = two_families()
+    runs = [
+        unseen_structure(
+            records, TOY_PLATFORM, ["nnlp"], settings=FAST.model_copy(update={"seed": s})
+        )
+        for s in (0, 1)
+    ]
+    ensemble = seed_ensemble(runs, "nnlp")
+    assert [(r.family, r.method) for r in ensemble] == [("large", "nnlp ×2"), ("small", "nnlp ×2")]
+    for fold in ensemble:
+        members = [r for run in runs for r in run if r.family == fold.family]
+        low = [min(p) for p in zip(*(m.predicted_ms for m in members), strict=True)]
+        high = [max(p) for p in zip(*(m.predicted_ms for m in members), strict=True)]
+        assert all(lo <= p <= hi for lo, p, hi in zip(low, fold.predicted_ms, high, strict=True))
+    with pytest.raises(NnlatError, match="not every run"):
+        seed_ensemble([runs[0], runs[1][:1]], "nnlp")
+    with pytest.raises(NnlatError, match="no 'brpnas' results"):
+        seed_ensemble(runs, "brpnas")

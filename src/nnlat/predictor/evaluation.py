@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import get_args
 
@@ -112,6 +112,44 @@ def _seeded(method: str) -> bool:
 def read_results(path: Path) -> list[FoldResult]:
     """The results saved so far in a JSON-Lines file (none if it does not exist)."""
     return read_jsonl(path, FoldResult)
+
+
+def seed_ensemble(runs: Sequence[Sequence[FoldResult]], method: str) -> list[FoldResult]:
+    """``method``'s folds of several seeds combined: per test record, the geometric mean
+    of the seeds' predictions (an ensemble of the seeds' predictors, N times the cost).
+
+    Every run must hold every family the first one holds, on the same test records.
+
+    Example:
+        >>> a = FoldResult("vgg", "nnlp", "p", 9, 2, {}, 1.0, 0.001, [1.0, 2.0], [1.0, 1.0])
+        >>> b = FoldResult("vgg", "nnlp", "p", 9, 2, {}, 2.0, 0.001, [1.0, 2.0], [4.0, 4.0])
+        >>> (fold,) = seed_ensemble([[a], [b]], "nnlp")
+        >>> fold.method, fold.predicted_ms, fold.metrics["acc_10"], fold.fit_seconds
+        ('nnlp ×2', [2.0, 2.0], 0.5, 3.0)
+
+    Raises:
+        NnlatError: a run misses a family, or its test records differ.
+    """
+    folds = [{r.family: r for r in run if r.method == method} for run in runs]
+    if not folds or not folds[0]:
+        raise NnlatError(f"no {method!r} results to combine")
+    combined = []
+    for family, first in sorted(folds[0].items()):
+        members = [run[family] for run in folds if family in run]
+        if len(members) < len(folds) or any(m.measured_ms != first.measured_ms for m in members):
+            raise NnlatError(f"{method} on {family}: not every run has the same test records")
+        predicted = np.exp(np.mean([np.log(m.predicted_ms) for m in members], axis=0))
+        combined.append(
+            replace(
+                first,
+                method=f"{method} ×{len(members)}",
+                metrics=accuracy_report(first.measured_ms, predicted),
+                fit_seconds=sum(m.fit_seconds for m in members),
+                predict_seconds_per_graph=sum(m.predict_seconds_per_graph for m in members),
+                predicted_ms=predicted.tolist(),
+            )
+        )
+    return combined
 
 
 def unseen_structure(
