@@ -284,7 +284,7 @@ def held_out_command(
     out: OutOption = Path("reports/held_out"),
     db: DbUrlOption = None,
 ) -> None:
-    """Train on zoo families (NNLQP's ten, then the broad zoo); test on real-world models."""
+    """Train on zoo families (NNLQP's ten, broad zoo, small nets); test on real-world models."""
     from nnlat.predictor.held_out import TRAINING_SETS, held_out_markdown, held_out_structures
 
     chosen = comma_list(methods)

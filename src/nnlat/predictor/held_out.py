@@ -25,7 +25,13 @@ from nnlat.zoo.registry import NNLQP_FAMILIES
 # LayerNorm (vit, seqnet), LSTM/GRU (seqnet), ConvTranspose and Resize (segnet), arbitrary
 # wiring (randdag) and a NAS space of mobile blocks (fbnet).
 BROAD_FAMILIES = (*NNLQP_FAMILIES, "vit", "randdag", "fbnet", "seqnet", "segnet")
-TRAINING_SETS: dict[str, tuple[str, ...]] = {"nnlqp10": NNLQP_FAMILIES, "broad": BROAD_FAMILIES}
+# ...and then small networks (tinynet), for the sub-millisecond regime most real-world
+# models are in.
+TRAINING_SETS: dict[str, tuple[str, ...]] = {
+    "nnlqp10": NNLQP_FAMILIES,
+    "broad": BROAD_FAMILIES,
+    "broad+tiny": (*BROAD_FAMILIES, "tinynet"),
+}
 
 OnResult = Callable[["HeldOutResult"], None]
 

@@ -33,6 +33,7 @@ randomness.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -57,6 +58,29 @@ MAX_ACTIVATION = 32 * 224 * 224
 MAX_LAYER_WEIGHTS = 512 * 512 * 3 * 3
 
 Layer = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SampleSpace:
+    """The choices :func:`sample` draws from; :data:`SPACE` is COBRA's, others are smaller.
+
+    Attributes:
+        resolutions: input sizes, multiples of ``MAX_DOWNSAMPLING``.
+        channels: output channels a conv or sepconv layer may have.
+        min_layers, max_layers: range of the layer count before pruning.
+        max_macs: multiply-accumulate budget of a whole network.
+        num_classes: classifier outputs.
+    """
+
+    resolutions: tuple[int, ...] = RESOLUTIONS
+    channels: tuple[int, ...] = CHANNELS
+    min_layers: int = MIN_LAYERS
+    max_layers: int = MAX_LAYERS
+    max_macs: float = MAX_MACS
+    num_classes: int = NUM_CLASSES
+
+
+SPACE = SampleSpace()
 
 
 def _merge(shapes: list[tuple[int, int]], inputs: list[int]) -> tuple[int, int]:
@@ -212,9 +236,9 @@ def build(config: Config) -> nn.Module:
     return RandomDAG(config["layers"], config["num_classes"])
 
 
-def _random_topology(rng: random.Random) -> list[list[int]]:
+def _random_topology(rng: random.Random, space: SampleSpace) -> list[list[int]]:
     """Inputs of each layer after pruning, as indices into the pruned node list."""
-    num_layers = rng.randint(MIN_LAYERS, MAX_LAYERS)
+    num_layers = rng.randint(space.min_layers, space.max_layers)
     while True:
         preds = [
             [i for i in range(j) if rng.random() < EDGE_PROBABILITY] for j in range(num_layers + 1)
@@ -235,7 +259,12 @@ def _random_topology(rng: random.Random) -> list[list[int]]:
 
 
 def _random_layer(
-    rng: random.Random, c_in: int, factor: int, resolution: int, macs_budget: float
+    rng: random.Random,
+    c_in: int,
+    factor: int,
+    resolution: int,
+    macs_budget: float,
+    channel_choices: tuple[int, ...],
 ) -> Layer:
     """One layer op for a merged input of ``c_in`` channels downsampled by ``factor``."""
     ops = CONV_OPS + (POOL_OPS if factor * 2 <= MAX_DOWNSAMPLING else ())
@@ -243,7 +272,7 @@ def _random_layer(
     if op in POOL_OPS:
         return {"op": op}
     options = []
-    for channels in CHANNELS:
+    for channels in channel_choices:
         for kernel in KERNELS:
             for stride in STRIDES:
                 if factor * stride > MAX_DOWNSAMPLING:
@@ -262,21 +291,29 @@ def _random_layer(
     return {"op": op, "channels": channels, "kernel": kernel, "stride": stride}
 
 
-def sample(rng: random.Random) -> Config:
-    """A random DAG network with every choice resolved into the configuration."""
+def sample(rng: random.Random, space: SampleSpace = SPACE) -> Config:
+    """A random DAG network with every choice resolved into the configuration.
+
+    Example:
+        >>> config = sample(random.Random(0))
+        >>> macs(config) <= MAX_MACS and config["resolution"] in RESOLUTIONS
+        True
+    """
     while True:
-        resolution = rng.choice(RESOLUTIONS)
-        topology = _random_topology(rng)
+        resolution = rng.choice(space.resolutions)
+        topology = _random_topology(rng, space)
         layers: list[Layer] = []
         shapes = [(3, 1)]
         for inputs in topology:
             channels, factor = _merge(shapes, inputs)
-            budget = MAX_MACS / len(topology)
-            spec = {"inputs": inputs} | _random_layer(rng, channels, factor, resolution, budget)
+            budget = space.max_macs / len(topology)
+            spec = {"inputs": inputs} | _random_layer(
+                rng, channels, factor, resolution, budget, space.channels
+            )
             layers.append(spec)
             shapes.append(_layer_shape(spec, (channels, factor)))
-        config = {"resolution": resolution, "num_classes": NUM_CLASSES, "layers": layers}
-        if macs(config) <= MAX_MACS:
+        config = {"resolution": resolution, "num_classes": space.num_classes, "layers": layers}
+        if macs(config) <= space.max_macs:
             return config
 
 

@@ -25,6 +25,7 @@ FAMILY_MODULES = (
     "fbnet",
     "randdag",
     "seqnet",
+    "tinynet",
 )
 
 # The ten families of the NNLQP dataset (the paper's Table 3 rows).

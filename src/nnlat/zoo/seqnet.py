@@ -31,6 +31,7 @@ do; the rest draw every block independently. Variants over :data:`MAX_MACS` are 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any
 
 from torch import Tensor, nn
@@ -56,6 +57,36 @@ HEAD_DIMS = (32, 64)
 MLP_RATIOS = (2, 4)
 # Keeps a variant well under a second on one CPU thread: recurrent cells run step by step.
 MAX_MACS = 1.5e9
+
+
+@dataclass(frozen=True)
+class SampleSpace:
+    """The choices :func:`sample` draws from; :data:`SPACE` is the default, others smaller.
+
+    Attributes:
+        frames, features, classes: input length, input width and per-frame outputs.
+        max_frontend: most Conv1d front-end layers.
+        conv_channels: front-end widths.
+        max_blocks: most recurrent or transformer blocks.
+        hidden: recurrent hidden sizes.
+        dims, head_dims: transformer widths and per-head widths (each dim a multiple of
+            every head width).
+        max_macs: multiply-accumulate budget of a whole network.
+    """
+
+    frames: tuple[int, ...] = FRAMES
+    features: tuple[int, ...] = FEATURES
+    classes: tuple[int, ...] = CLASSES
+    max_frontend: int = MAX_FRONTEND
+    conv_channels: tuple[int, ...] = CONV_CHANNELS
+    max_blocks: int = MAX_BLOCKS
+    hidden: tuple[int, ...] = HIDDEN
+    dims: tuple[int, ...] = DIMS
+    head_dims: tuple[int, ...] = HEAD_DIMS
+    max_macs: float = MAX_MACS
+
+
+SPACE = SampleSpace()
 
 # ONNX gate count per cell type, as in nnlat.graph.cost.
 _GATES = {"lstm": 4, "gru": 3}
@@ -239,21 +270,21 @@ def input_shape(config: Config) -> tuple[int, ...]:
     return (1, config["frames"], config["features"])
 
 
-def _sample_block(rng: random.Random, kind: str) -> dict[str, Any]:
+def _sample_block(rng: random.Random, kind: str, space: SampleSpace) -> dict[str, Any]:
     if kind == "transformer":
-        dim = rng.choice(DIMS)
+        dim = rng.choice(space.dims)
         return {
             "kind": kind,
             "dim": dim,
-            "heads": dim // rng.choice(HEAD_DIMS),
+            "heads": dim // rng.choice(space.head_dims),
             "mlp_dim": dim * rng.choice(MLP_RATIOS),
         }
-    return {"kind": kind, "hidden": rng.choice(HIDDEN), "bidirectional": rng.random() < 0.5}
+    return {"kind": kind, "hidden": rng.choice(space.hidden), "bidirectional": rng.random() < 0.5}
 
 
-def _sample_frontend_layer(rng: random.Random) -> dict[str, Any]:
+def _sample_frontend_layer(rng: random.Random, space: SampleSpace) -> dict[str, Any]:
     return {
-        "channels": rng.choice(CONV_CHANNELS),
+        "channels": rng.choice(space.conv_channels),
         "kernel": rng.choice(CONV_KERNELS),
         "stride": rng.choice(CONV_STRIDES),
         "activation": rng.choice(ACTIVATIONS),
@@ -261,11 +292,12 @@ def _sample_frontend_layer(rng: random.Random) -> dict[str, Any]:
     }
 
 
-def sample(rng: random.Random) -> Config:
-    """Draw a sequence model of at most :data:`MAX_MACS` multiply-accumulates.
+def sample(rng: random.Random, space: SampleSpace = SPACE) -> Config:
+    """Draw a sequence model of at most ``space.max_macs`` multiply-accumulates.
 
     Args:
         rng: the only source of randomness.
+        space: the choices drawn from.
 
     Returns:
         A configuration for :func:`build`.
@@ -276,19 +308,23 @@ def sample(rng: random.Random) -> Config:
         True
     """
     while True:
-        depth = rng.randint(1, MAX_BLOCKS)
+        depth = rng.randint(1, space.max_blocks)
         if rng.random() < 0.5:  # a uniform stack, as most published models are
-            blocks = [_sample_block(rng, rng.choice(BLOCK_KINDS))] * depth
+            blocks = [_sample_block(rng, rng.choice(BLOCK_KINDS), space)] * depth
         else:
-            blocks = [_sample_block(rng, rng.choice(BLOCK_KINDS)) for _ in range(depth)]
+            blocks = [_sample_block(rng, rng.choice(BLOCK_KINDS), space) for _ in range(depth)]
+        # Drawn in this order so that the default space draws the variants already measured.
+        frames, features = rng.choice(space.frames), rng.choice(space.features)
+        num_classes = rng.choice(space.classes)
+        frontend_depth = rng.randint(0, space.max_frontend)
         config: Config = {
-            "frames": rng.choice(FRAMES),
-            "features": rng.choice(FEATURES),
-            "num_classes": rng.choice(CLASSES),
-            "frontend": [_sample_frontend_layer(rng) for _ in range(rng.randint(0, MAX_FRONTEND))],
+            "frames": frames,
+            "features": features,
+            "num_classes": num_classes,
+            "frontend": [_sample_frontend_layer(rng, space) for _ in range(frontend_depth)],
             "blocks": [dict(block) for block in blocks],  # no shared dicts in the config
         }
-        if estimate_macs(config) <= MAX_MACS:
+        if estimate_macs(config) <= space.max_macs:
             return config
 
 

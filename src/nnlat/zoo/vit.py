@@ -16,6 +16,7 @@ head width (32/64) and MLP ratio (2/3/4), rejecting those over :data:`MAX_MACS`.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 import torch
 from torch import Tensor, nn
@@ -30,6 +31,30 @@ DEPTHS = tuple(range(4, 13))
 MLP_RATIOS = (2, 3, 4)
 # Keeps a variant timeable on one CPU thread; ViT-B/16 itself (17.6 G) is canonical only.
 MAX_MACS = 2.5e9
+
+
+@dataclass(frozen=True)
+class SampleSpace:
+    """The choices :func:`sample` draws from; :data:`SPACE` is the default, others smaller.
+
+    Attributes:
+        resolutions: image sizes, each a multiple of every patch size.
+        patch_sizes, dims, head_dims, depths: architecture choices (each dim a multiple
+            of at least one head width).
+        num_classes: classifier outputs.
+        max_macs: multiply-accumulate budget of a whole network.
+    """
+
+    resolutions: tuple[int, ...] = RESOLUTIONS
+    patch_sizes: tuple[int, ...] = PATCH_SIZES
+    dims: tuple[int, ...] = DIMS
+    head_dims: tuple[int, ...] = HEAD_DIMS
+    depths: tuple[int, ...] = DEPTHS
+    num_classes: int = 1000
+    max_macs: float = MAX_MACS
+
+
+SPACE = SampleSpace()
 
 # torchvision and DeiT use LayerNorm epsilon 1e-6.
 _LN_EPS = 1e-6
@@ -166,27 +191,28 @@ def estimate_macs(config: Config) -> int:
     return embed + config["depth"] * block + dim * config["num_classes"]
 
 
-def sample(rng: random.Random) -> Config:
-    """Draw a ViT variant of at most :data:`MAX_MACS` multiply-accumulates.
+def sample(rng: random.Random, space: SampleSpace = SPACE) -> Config:
+    """Draw a ViT variant of at most ``space.max_macs`` multiply-accumulates.
 
     Args:
         rng: the only source of randomness.
+        space: the choices drawn from.
 
     Returns:
         A configuration for :func:`build`.
     """
     while True:
-        dim = rng.choice(DIMS)
+        dim = rng.choice(space.dims)
         config: Config = {
-            "resolution": rng.choice(RESOLUTIONS),
-            "num_classes": 1000,
-            "patch_size": rng.choice(PATCH_SIZES),
+            "resolution": rng.choice(space.resolutions),
+            "num_classes": space.num_classes,
+            "patch_size": rng.choice(space.patch_sizes),
             "dim": dim,
-            "depth": rng.choice(DEPTHS),
-            "heads": dim // rng.choice([d for d in HEAD_DIMS if dim % d == 0]),
+            "depth": rng.choice(space.depths),
+            "heads": dim // rng.choice([d for d in space.head_dims if dim % d == 0]),
             "mlp_dim": dim * rng.choice(MLP_RATIOS),
         }
-        if estimate_macs(config) <= MAX_MACS:
+        if estimate_macs(config) <= space.max_macs:
             return config
 
 
