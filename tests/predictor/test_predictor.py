@@ -133,6 +133,9 @@ def test_cli_trains_on_the_database_then_predicts(tmp_path: Path) -> None:
     assert summary["records"] == 4 and summary["platforms"] == [TOY_PLATFORM]
     info = Predictor.load(out).info
     assert (info["name"], info["dataset"]) == ("toy", "toy.jsonl.gz")
+    # Families and platforms are comma-separated, as in every other command.
+    filtered = runner.invoke(app, [*train, "-f", "squeezenet,vgg", "-p", TOY_PLATFORM], env=env)
+    assert filtered.exit_code == 0 and json.loads(filtered.stdout)["records"] == 4
     onnx.save(tiny_model(), tmp_path / "m.onnx")
     args = ["predict", str(tmp_path / "m.onnx"), "--predictor", str(out), "--json"]
     payload = json.loads(runner.invoke(app, args, env=env).stdout)

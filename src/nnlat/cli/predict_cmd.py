@@ -10,6 +10,7 @@ import typer
 from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.inspect_cmd import InputShapeOption
 from nnlat.cli.output import (
+    comma_list,
     parse_input_shapes,
     print_json,
     progress_bar,
@@ -77,10 +78,12 @@ def predict_command(
 def train_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory to save the predictor in.")],
     platforms: Annotated[
-        list[str] | None, typer.Option("--platform", "-p", help="Train on these platforms only.")
+        list[str] | None,
+        typer.Option("--platform", "-p", help="Train on these platforms only (comma-separated)."),
     ] = None,
     families: Annotated[
-        list[str] | None, typer.Option("--family", "-f", help="Train on these families only.")
+        list[str] | None,
+        typer.Option("--family", "-f", help="Train on these families only (comma-separated)."),
     ] = None,
     network: Annotated[str, typer.Option("--network", help="Predictor network.")] = "nnlp",
     epochs: Annotated[int, typer.Option("--epochs", min=1, help="Most epochs.")] = 150,
@@ -118,8 +121,8 @@ def train_command(
             task = progress.add_task("features", total=None)
             records = load_records(
                 store,
-                platforms,
-                families,
+                comma_list(platforms) or None,
+                comma_list(families) or None,
                 cache_dir=default_cache_dir(),
                 on_record=lambda done, total: progress.update(task, completed=done, total=total),
             )
