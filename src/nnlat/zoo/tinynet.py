@@ -21,7 +21,6 @@ configuration plus ``"base"``, the base family's name; the base is chosen unifor
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from torch import nn
 
@@ -31,7 +30,8 @@ from nnlat.zoo.family import Config, Family, class_logits, square_image_input
 # A thirtieth of a ResNet-18 at 224 px: well under a millisecond on one CPU thread.
 MAX_MACS = 60_000_000
 
-SPACES: dict[str, Any] = {
+BaseSpace = randdag.SampleSpace | seqnet.SampleSpace | vit.SampleSpace
+SPACES: dict[str, BaseSpace] = {
     "randdag": randdag.SampleSpace(
         resolutions=(32, 64, 96),
         channels=(4, 8, 16, 32, 64),
