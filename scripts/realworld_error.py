@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from nnlat.datasets.training import REALWORLD_PREFIX, default_cache_dir, load_records
+from nnlat.predictor.metrics import acc_within, mape
 from nnlat.predictor.predictor import Predictor
 from nnlat.store.store import Store
 
@@ -44,10 +45,10 @@ def main() -> None:
         }
         print(f"\n{platform}: {len(test)} real-world models")
         for path, predicted in predictions.items():
-            error = np.abs(predicted - measured) / measured
             print(
-                f"  {path}: MAPE {error.mean():.1%}, Acc(10 %) {np.mean(error <= 0.1):.0%},"
-                f" Acc(25 %) {np.mean(error <= 0.25):.0%}"
+                f"  {path}: MAPE {mape(measured, predicted):.1%},"
+                f" Acc(10 %) {acc_within(measured, predicted, 0.1):.0%},"
+                f" Acc(25 %) {acc_within(measured, predicted, 0.25):.0%}"
             )
         for i, record in enumerate(test):
             cells = [f"{p[i]:.3g} ({p[i] / measured[i] - 1:+.0%})" for p in predictions.values()]

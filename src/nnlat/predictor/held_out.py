@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from nnlat.datasets.training import REALWORLD_PREFIX, LatencyRecord
 from nnlat.errors import NnlatError
 from nnlat.predictor.evaluation import fit_and_predict
-from nnlat.predictor.metrics import accuracy_report
+from nnlat.predictor.metrics import acc_within, accuracy_report
 from nnlat.predictor.training import TrainSettings
 from nnlat.zoo.registry import NNLQP_FAMILIES
 
@@ -164,9 +164,7 @@ def held_out_markdown(results: Sequence[HeldOutResult], command: str) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for r in results:
-        within_25 = sum(
-            abs(p - m) <= 0.25 * m for m, p in zip(r.measured_ms, r.predicted_ms, strict=True)
-        ) / len(r.measured_ms)
+        within_25 = acc_within(r.measured_ms, r.predicted_ms, 0.25)
         lines.append(
             f"| {r.training_set} | {r.train_records} | {r.method} | {r.metrics['mape'] * 100:.1f} %"
             f" | {r.metrics['rmspe'] * 100:.1f} % | {r.metrics['acc_10'] * 100:.0f} %"
