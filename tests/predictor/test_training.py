@@ -1,12 +1,14 @@
-"""The shared training loop's options: losses, AdamW and the plateau schedule."""
+"""The shared training loop's options: losses, AdamW, the plateau schedule, balancing."""
 
 from __future__ import annotations
 
 import pytest
 import torch
+from torch import nn
+from torch_geometric.data import Batch, Data
 
 from nnlat.predictor import Predictor, TrainSettings
-from nnlat.predictor.training import loss_value
+from nnlat.predictor.training import batch_loader, loss_value, validation_mape
 from nnlat.testing.records import toy_records
 
 
@@ -42,3 +44,48 @@ def test_losses_compare_predicted_and_measured_milliseconds(loss: str, expected:
     log_pred = torch.log(torch.tensor([2.2, 3.6]))
     value = loss_value(loss, log_pred, torch.tensor([2.0, 4.0]))
     assert float(value) == pytest.approx(expected, rel=1e-5)
+
+
+def graphs(heads: dict[int, int], latency_ms: dict[int, float] | None = None) -> list[Data]:
+    """``heads[h]`` bare graphs for head ``h`` (latency 1 ms unless ``latency_ms[h]``)."""
+    latency_ms = latency_ms or {}
+    return [
+        Data(platform=torch.tensor([h]), y=torch.tensor([latency_ms.get(h, 1.0)]))
+        for h, count in heads.items()
+        for _ in range(count)
+    ]
+
+
+def share_of_head_1(settings: TrainSettings, data: list[Data], epochs: int = 20) -> float:
+    drawn = [
+        int(head)
+        for _ in range(epochs)
+        for batch in batch_loader(data, settings)
+        for head in batch.platform
+    ]
+    assert len(drawn) == epochs * len(data)  # an epoch is still one pass's worth
+    return drawn.count(1) / len(drawn)
+
+
+def test_balanced_batches_draw_a_rare_platform_as_often_as_a_common_one() -> None:
+    data = graphs({0: 90, 1: 10})
+    assert share_of_head_1(TrainSettings(batch_size=16), data) == pytest.approx(0.1)
+    assert 0.4 < share_of_head_1(TrainSettings(batch_size=16, balance_platforms=True), data) < 0.6
+
+
+class OneMillisecond(nn.Module):
+    """Predicts 1 ms (log 0) for every graph."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unused = nn.Parameter(torch.zeros(1))
+
+    def forward(self, batch: Batch) -> torch.Tensor:
+        return torch.zeros(batch.num_graphs)
+
+
+def test_balanced_validation_averages_the_platforms_mapes() -> None:
+    # Nine exact graphs on head 0, one 2 ms graph (50 % off) on head 1.
+    valid = graphs({0: 9, 1: 1}, {1: 2.0})
+    assert validation_mape(OneMillisecond(), valid, per_platform=False) == pytest.approx(0.05)
+    assert validation_mape(OneMillisecond(), valid, per_platform=True) == pytest.approx(0.25)

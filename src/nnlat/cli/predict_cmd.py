@@ -90,6 +90,13 @@ def train_command(
     seed: Annotated[int, typer.Option("--seed", help="Seed of split, weights, order.")] = 0,
     hidden: HiddenOption = None,
     train_batch: TrainBatchOption = 32,
+    balance_platforms: Annotated[
+        bool,
+        typer.Option(
+            "--balance-platforms",
+            help="Weigh every platform alike in batches and checkpoint choice.",
+        ),
+    ] = False,
     name: Annotated[
         str | None, typer.Option("--name", help="Name kept in the predictor (default: OUT's).")
     ] = None,
@@ -131,7 +138,12 @@ def train_command(
         predictor, result = Predictor.fit(
             records,
             network=network,
-            settings=TrainSettings(epochs=epochs, seed=seed, batch_size=train_batch),
+            settings=TrainSettings(
+                epochs=epochs,
+                seed=seed,
+                batch_size=train_batch,
+                balance_platforms=balance_platforms,
+            ),
             config=hidden_config(hidden),
             on_epoch=lambda epoch, loss, valid: progress.update(
                 epoch_task,

@@ -132,6 +132,7 @@ def scatter_plot(results: Sequence[FoldResult], method: str, path: Path) -> None
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     chosen = sorted((r for r in results if r.method == method), key=lambda r: r.family)
     if not chosen:
@@ -147,6 +148,12 @@ def scatter_plot(results: Sequence[FoldResult], method: str, path: Path) -> None
         ax.set(xscale="log", yscale="log", xlim=(low, high), ylim=(low, high))
         ax.set_title(f"{result.family}: MAPE {result.metrics['mape']:.1%}", fontsize=9)
         ax.tick_params(labelsize=7)
+        # Plain 1-2-5 labels: matplotlib labels minor ticks of a log axis spanning less
+        # than a decade as "2×10^0" and so on, which overlap.
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+            axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+            axis.set_minor_formatter(NullFormatter())
     for ax in axes.ravel()[len(chosen) :]:
         ax.axis("off")
     fig.supxlabel("measured ms")

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 from pydantic import BaseModel, ConfigDict, Field
 from torch import nn
+from torch.utils.data import WeightedRandomSampler
 from torch_geometric.data import Data
 from torch_geometric.loader import DataLoader
 
@@ -45,6 +46,11 @@ class TrainSettings(BaseModel):
             error), ``mape``, or ``hybrid`` (log-mse + mape).
         patience: stop after this many epochs without a better validation MAPE.
         valid_fraction: share of training graphs held out for validation.
+        balance_platforms: give every platform the same weight: batches draw each
+            platform's records equally often (with replacement) and the validation score
+            is the mean of the platforms' MAPEs. Without it a platform with few records
+            beside one with many is both rarely trained on and barely heard when the
+            checkpoint is chosen.
         seed: seeds the split, the initial weights and the batch order.
         device: ``cpu``, ``cuda``, or ``auto`` (cuda when available).
     """
@@ -60,6 +66,7 @@ class TrainSettings(BaseModel):
     lr_plateau: int | None = Field(default=None, ge=0)
     patience: int = Field(default=25, ge=1)
     valid_fraction: float = Field(default=0.1, ge=0, lt=1)
+    balance_platforms: bool = False
     seed: int = 0
     device: str = "auto"
 
@@ -148,10 +155,48 @@ def predict_log(net: nn.Module, data: Sequence[Data], batch_size: int = 256) -> 
     return np.concatenate(out) if out else np.zeros(0)
 
 
-def _valid_mape(net: nn.Module, valid: Sequence[Data]) -> float:
+def _platforms(data: Sequence[Data]) -> np.ndarray:
+    return np.array([int(d.platform) for d in data])
+
+
+def validation_mape(net: nn.Module, valid: Sequence[Data], per_platform: bool) -> float:
+    """``net``'s MAPE on ``valid``: over all graphs, or the mean of each platform's."""
     predicted = np.exp(predict_log(net, valid))
     measured = np.array([float(d.y) for d in valid])
-    return float(np.mean(np.abs(predicted - measured) / measured))
+    errors = np.abs(predicted - measured) / measured
+    if not per_platform:
+        return float(np.mean(errors))
+    heads = _platforms(valid)
+    return float(np.mean([errors[heads == h].mean() for h in np.unique(heads)]))
+
+
+def platform_weights(data: Sequence[Data]) -> torch.Tensor:
+    """Per-graph sampling weights that give each platform (head) the same total.
+
+    Example:
+        >>> from torch_geometric.data import Data
+        >>> graphs = [Data(platform=torch.tensor([h])) for h in (0, 0, 0, 1)]
+        >>> platform_weights(graphs).tolist()
+        [0.3333333432674408, 0.3333333432674408, 0.3333333432674408, 1.0]
+    """
+    heads = _platforms(data)
+    counts = np.bincount(heads)
+    return torch.from_numpy(1.0 / counts[heads]).float()
+
+
+def batch_loader(train: Sequence[Data], settings: TrainSettings) -> DataLoader:
+    """One epoch's shuffled batches of ``train``, platform-balanced if the settings say so."""
+    generator = torch.Generator().manual_seed(settings.seed)
+    if not settings.balance_platforms:
+        return DataLoader(
+            list(train), batch_size=settings.batch_size, shuffle=True, generator=generator
+        )
+    # Drawn with replacement, an epoch still holds len(train) graphs: the rare
+    # platform's graphs repeat, the common one's are subsampled.
+    sampler = WeightedRandomSampler(
+        platform_weights(train), len(train), replacement=True, generator=generator
+    )
+    return DataLoader(list(train), batch_size=settings.batch_size, sampler=sampler)
 
 
 def train_network(
@@ -188,10 +233,7 @@ def train_network(
         schedule = torch.optim.lr_scheduler.ReduceLROnPlateau(
             optimiser, factor=0.5, patience=settings.lr_plateau
         )
-    generator = torch.Generator().manual_seed(settings.seed)
-    loader = DataLoader(
-        list(train), batch_size=settings.batch_size, shuffle=True, generator=generator
-    )
+    loader = batch_loader(train, settings)
     result = TrainResult()
     best_state, stale = None, 0
     start = time.perf_counter()
@@ -206,7 +248,7 @@ def train_network(
             optimiser.step()
             total += float(loss.detach()) * batch.num_graphs
             seen += batch.num_graphs
-        score = _valid_mape(net, valid) if valid else None
+        score = validation_mape(net, valid, settings.balance_platforms) if valid else None
         if schedule is not None:
             schedule.step(score)
         result.history.append((epoch, total / max(seen, 1), score))
