@@ -22,11 +22,11 @@ do not, and k shots are too few to learn it.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 from pathlib import Path
 
 import numpy as np
+from supervised_ceiling import report_main  # this folder: run as python scripts/…
 
 from nnlat.datasets.published import read_latency_table
 from nnlat.predictor.few_shot import SHOTS, draw_shots, training_pool
@@ -112,18 +112,7 @@ def bound_lines(path: Path, space: str, seeds: list[int]) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("file", type=Path)
-    parser.add_argument("--space", required=True, choices=["nas-bench-201", "fbnet"])
-    parser.add_argument("--seeds", default="0,1,2")
-    parser.add_argument("--out", type=Path)
-    args = parser.parse_args()
-    seeds = [int(s) for s in args.seeds.split(",") if s]
-    text = "\n".join(bound_lines(args.file, args.space, seeds)) + "\n"
-    if args.out:
-        args.out.write_text(text)
-    else:
-        print(text, end="")
+    report_main(__doc__, lambda args: bound_lines(args.file, args.space, args.seeds))
 
 
 if __name__ == "__main__":

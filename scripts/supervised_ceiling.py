@@ -16,11 +16,16 @@ from __future__ import annotations
 
 import argparse
 import statistics
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from nnlat.datasets.cell_graphs import cell_archs, cell_records
 from nnlat.datasets.published import read_latency_table
+from nnlat.errors import NnlatError
 from nnlat.predictor.brpnas_study import brpnas_study
+
+T = TypeVar("T")
 
 
 def ceiling_lines(path: Path, space: str, methods: list[str], seeds: list[int]) -> list[str]:
@@ -52,21 +57,45 @@ def ceiling_lines(path: Path, space: str, methods: list[str], seeds: list[int]) 
     return lines
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def report_main(
+    description: str,
+    lines: Callable[[argparse.Namespace], list[str]],
+    options: Callable[[argparse.ArgumentParser], None] | None = None,
+) -> None:
+    """Command line of the per-device reports on a published table (this one's and
+    ``device_blend_bound.py``'s): FILE, ``--space``, ``--seeds``, ``--out`` plus
+    ``options``; the Markdown of ``lines(args)`` goes to ``--out`` or standard output."""
+    parser = argparse.ArgumentParser(description=description.splitlines()[0])
     parser.add_argument("file", type=Path)
     parser.add_argument("--space", required=True, choices=["nas-bench-201", "fbnet"])
-    parser.add_argument("--methods", default="xgboost")
-    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--seeds", default="0,1,2", type=lambda text: comma_list(text, int))
     parser.add_argument("--out", type=Path)
+    if options is not None:
+        options(parser)
     args = parser.parse_args()
-    methods = [m for m in args.methods.split(",") if m]
-    seeds = [int(s) for s in args.seeds.split(",") if s]
-    text = "\n".join(ceiling_lines(args.file, args.space, methods, seeds)) + "\n"
+    try:
+        text = "\n".join(lines(args)) + "\n"
+    except NnlatError as error:  # unknown device or method, malformed file: no traceback
+        parser.error(str(error))
     if args.out:
         args.out.write_text(text)
     else:
         print(text, end="")
+
+
+def comma_list(text: str, kind: Callable[[str], T]) -> list[T]:
+    """``"0,1,2"`` → ``[0, 1, 2]`` with ``kind=int``."""
+    return [kind(item) for item in text.split(",") if item]
+
+
+def main() -> None:
+    report_main(
+        __doc__,
+        lambda args: ceiling_lines(args.file, args.space, args.methods, args.seeds),
+        lambda parser: parser.add_argument(
+            "--methods", default=["xgboost"], type=lambda text: comma_list(text, str)
+        ),
+    )
 
 
 if __name__ == "__main__":
