@@ -185,7 +185,7 @@ def platform_weights(data: Sequence[Data]) -> torch.Tensor:
 
 
 def batch_loader(train: Sequence[Data], settings: TrainSettings) -> DataLoader:
-    """One epoch's shuffled batches of ``train``, platform-balanced if the settings say so."""
+    """Shuffled batches of ``train``, one pass per epoch; platform-balanced if asked."""
     generator = torch.Generator().manual_seed(settings.seed)
     if not settings.balance_platforms:
         return DataLoader(
