@@ -31,22 +31,15 @@ from supervised_ceiling import report_main  # this folder: run as python scripts
 from nnlat.datasets.published import read_latency_table
 from nnlat.predictor.few_shot import SHOTS, draw_shots, training_pool
 from nnlat.predictor.metrics import acc_within
+from nnlat.predictor.transfer import closest_up_to_factor
 
 STRENGTHS = (0.01, 0.1, 1.0, 10.0)  # ridge penalties tried, per shot
-
-
-def best_device(shots: np.ndarray, pool: np.ndarray) -> tuple[int, float]:
-    """The pool column closest to ``shots`` up to a constant, and that constant (logs)."""
-    ratio = shots[:, None] - pool
-    spread = ((ratio - ratio.mean(axis=0)) ** 2).mean(axis=0)
-    column = int(np.argmin(spread))
-    return column, float(ratio[:, column].mean())
 
 
 def blend_weights(shots: np.ndarray, pool: np.ndarray, strength: float) -> np.ndarray:
     """Weights (last: intercept) of a ridge fit of ``shots`` on ``pool``, shrunk toward
     the best device's one-hot weights."""
-    column, _ = best_device(shots, pool)
+    column, _ = closest_up_to_factor(shots, pool)
     prior = np.zeros(pool.shape[1])
     prior[column] = 1.0
     centred = pool - pool.mean(axis=0)
@@ -96,7 +89,7 @@ def bound_lines(path: Path, space: str, seeds: list[int]) -> list[str]:
             got: dict[str, list[float]] = {"best device": [], "blend": []}
             for seed in seeds:
                 picks, rest = draw_shots(len(rows), SHOTS, seed)
-                column, shift = best_device(y[picks[k]], x[picks[k]])
+                column, shift = closest_up_to_factor(y[picks[k]], x[picks[k]])
                 w = blend(y[picks[k]], x[picks[k]])
                 truth = np.exp(y[rest])
                 got["best device"].append(acc_within(truth, np.exp(x[rest, column] + shift), 0.1))

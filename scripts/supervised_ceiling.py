@@ -18,14 +18,12 @@ import argparse
 import statistics
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
+from nnlat.cli.output import comma_list
 from nnlat.datasets.cell_graphs import cell_archs, cell_records
 from nnlat.datasets.published import read_latency_table
 from nnlat.errors import NnlatError
 from nnlat.predictor.brpnas_study import brpnas_study
-
-T = TypeVar("T")
 
 
 def ceiling_lines(path: Path, space: str, methods: list[str], seeds: list[int]) -> list[str]:
@@ -68,7 +66,9 @@ def report_main(
     parser = argparse.ArgumentParser(description=description.splitlines()[0])
     parser.add_argument("file", type=Path)
     parser.add_argument("--space", required=True, choices=["nas-bench-201", "fbnet"])
-    parser.add_argument("--seeds", default="0,1,2", type=lambda text: comma_list(text, int))
+    parser.add_argument(
+        "--seeds", default="0,1,2", type=lambda text: list(map(int, comma_list(text)))
+    )
     parser.add_argument("--out", type=Path)
     if options is not None:
         options(parser)
@@ -83,18 +83,11 @@ def report_main(
         print(text, end="")
 
 
-def comma_list(text: str, kind: Callable[[str], T]) -> list[T]:
-    """``"0,1,2"`` → ``[0, 1, 2]`` with ``kind=int``."""
-    return [kind(item) for item in text.split(",") if item]
-
-
 def main() -> None:
     report_main(
         __doc__,
         lambda args: ceiling_lines(args.file, args.space, args.methods, args.seeds),
-        lambda parser: parser.add_argument(
-            "--methods", default=["xgboost"], type=lambda text: comma_list(text, str)
-        ),
+        lambda parser: parser.add_argument("--methods", default=["xgboost"], type=comma_list),
     )
 
 

@@ -22,6 +22,8 @@ from torch.utils.data import WeightedRandomSampler
 from torch_geometric.data import Data
 from torch_geometric.loader import DataLoader
 
+from nnlat.predictor.metrics import mape
+
 LossName = Literal["log-mse", "mse", "l1", "sre", "mape", "hybrid"]
 
 # Called after each epoch: (epoch, train loss, validation MAPE or None).
@@ -163,11 +165,10 @@ def validation_mape(net: nn.Module, valid: Sequence[Data], per_platform: bool) -
     """``net``'s MAPE on ``valid``: over all graphs, or the mean of each platform's."""
     predicted = np.exp(predict_log(net, valid))
     measured = np.array([float(d.y) for d in valid])
-    errors = np.abs(predicted - measured) / measured
     if not per_platform:
-        return float(np.mean(errors))
+        return mape(measured, predicted)
     heads = _platforms(valid)
-    return float(np.mean([errors[heads == h].mean() for h in np.unique(heads)]))
+    return float(np.mean([mape(measured[heads == h], predicted[heads == h]) for h in set(heads)]))
 
 
 def platform_weights(data: Sequence[Data]) -> torch.Tensor:

@@ -74,17 +74,37 @@ def _pick_source_head(predictor: Predictor, records: Sequence[LatencyRecord]) ->
     returned with the mean of that log-ratio (the shift to apply). Ties go to the
     lowest head index (the first platform).
     """
-    log_measured = np.log([r.latency_ms for r in records])
     features = [predictor.schema.encode(r.raw) for r in records]
-    best: tuple[float, int, float] | None = None
-    for head in range(len(predictor.platforms)):
-        log_predicted = predict_log(predictor.net, [to_data(f, head) for f in features])
-        ratio = log_measured - log_predicted
-        spread = float(np.mean((ratio - ratio.mean()) ** 2))
-        if best is None or spread < best[0] - 1e-12:
-            best = (spread, head, float(ratio.mean()))
-    assert best is not None  # a trained predictor has at least one head
-    return best[1], best[2]
+    log_predicted = np.stack(
+        [
+            predict_log(predictor.net, [to_data(f, head) for f in features])
+            for head in range(len(predictor.platforms))
+        ],
+        axis=1,
+    )
+    return closest_up_to_factor(np.log([r.latency_ms for r in records]), log_predicted)
+
+
+def closest_up_to_factor(log_measured: np.ndarray, log_columns: np.ndarray) -> tuple[int, float]:
+    """The column of ``log_columns`` (samples × candidates) that matches ``log_measured``
+    best up to an additive constant, and that constant (the mean log-ratio).
+
+    Scored by the variance of ``log_measured - column``; ties go to the first column.
+
+    Example:
+        >>> measured = np.log([2.0, 4.0, 8.0])
+        >>> columns = np.log([[1.0, 1.0], [3.0, 2.0], [1.0, 4.0]])
+        >>> column, shift = closest_up_to_factor(measured, columns)
+        >>> column, round(float(np.exp(shift)), 6)
+        (1, 2.0)
+    """
+    ratio = log_measured[:, None] - log_columns
+    spread = np.mean((ratio - ratio.mean(axis=0)) ** 2, axis=0)
+    best = 0
+    for column in range(1, len(spread)):
+        if spread[column] < spread[best] - 1e-12:
+            best = column
+    return best, float(ratio[:, best].mean())
 
 
 def _add_head(predictor: Predictor, records: Sequence[LatencyRecord]) -> dict[str, Any]:
