@@ -7,14 +7,21 @@ flat and round trips stay few for stores of tens of thousands of models.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import partial
+from itertools import islice
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from nnlat.measure.types import Measurement
+from nnlat.platform import Platform
+from nnlat.store.archive import read_archive, write_archive
+from nnlat.store.database import Database
 from nnlat.store.errors import StoreError
-from nnlat.store.records import StoredModel
+from nnlat.store.records import ImportReport, StoredModel
 from nnlat.store.rows import (
     measurement_values,
     measurements_query,
@@ -22,8 +29,9 @@ from nnlat.store.rows import (
     model_row_from_value,
     to_measurement,
     to_model,
+    to_platform,
 )
-from nnlat.store.tables import MeasurementRow, ModelRow
+from nnlat.store.tables import MeasurementRow, ModelRow, PlatformRow
 
 CHUNK = 500
 """Models per query when exporting, and per transaction when importing."""
@@ -49,6 +57,40 @@ def iter_models(session: Session) -> Iterator[tuple[StoredModel, list[Measuremen
         for row in rows:
             yield to_model(row), by_model[row.graph_hash]
         session.expunge_all()  # forget this chunk's rows before reading the next
+
+
+def export(
+    session: Session, path: str | os.PathLike[str], platforms: Sequence[str] | None = None
+) -> int:
+    """Write the platforms, models and measurements read in ``session`` to an export file.
+
+    Args:
+        session: the open (read) transaction.
+        path: the file to write; replaced if it exists.
+        platforms: only these platforms, their measurements and the models measured on
+            them (default: everything).
+
+    Returns:
+        The number of models written.
+
+    Raises:
+        StoreError: a platform of ``platforms`` is not in the store.
+    """
+    rows = session.scalars(sa.select(PlatformRow).order_by(PlatformRow.id))
+    records = [to_platform(row) for row in rows]
+    if platforms is None:
+        return write_archive(path, records, iter_models(session))
+    wanted = set(platforms)
+    known = {r.platform.name for r in records}
+    if unknown := sorted(wanted - known):
+        names = ", ".join(sorted(known))
+        raise StoreError(f"no platform {', '.join(unknown)} in the store; known: {names}")
+    models = (
+        (model, kept)
+        for model, measurements in iter_models(session)
+        if (kept := [m for m in measurements if m.platform in wanted])
+    )
+    return write_archive(path, [r for r in records if r.platform.name in wanted], models)
 
 
 def import_chunk(
@@ -130,3 +172,35 @@ def import_chunk(
         session.execute(sa.insert(MeasurementRow), new_rows)
         counts["measurements_added"] = len(new_rows)
     return counts
+
+
+def import_archive(
+    database: Database,
+    path: str | os.PathLike[str],
+    upsert_platform: Callable[[Platform, Mapping[str, Any] | None], int],
+) -> ImportReport:
+    """Add the contents of an export file, one transaction per chunk of models.
+
+    Args:
+        database: where to add them.
+        path: a file written by :func:`export`.
+        upsert_platform: stores one platform of the file's header (``Store.upsert_platform``).
+
+    Returns:
+        What was read and what was added.
+
+    Raises:
+        StoreError: the file is not a readable nnlat export.
+    """
+    header, models = read_archive(path)
+    for record in header.platforms:
+        upsert_platform(record.platform, record.descriptor)
+    with database.transaction("read platform ids") as session:
+        platform_ids = dict(session.execute(sa.select(PlatformRow.name, PlatformRow.id)).all())
+
+    totals = dict.fromkeys(ImportReport.model_fields, 0)
+    while chunk := list(islice(models, CHUNK)):
+        work = partial(import_chunk, chunk=chunk, platform_ids=platform_ids, source=str(path))
+        for key, value in database.write(f"import models from {path}", work).items():
+            totals[key] += value
+    return ImportReport(**totals)

@@ -12,19 +12,16 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from nnlat.measure.types import PROTOCOL_VERSION
+from nnlat.store.database import Database
 from nnlat.store.errors import StoreError
 from nnlat.store.keys import canonical_input_shapes, input_shapes_hash, parse_input_shapes
 from nnlat.store.records import Job, JobState
 from nnlat.store.tables import JobRow, utcnow
-
-if TYPE_CHECKING:
-    from nnlat.store.store import Store
 
 _FINISHED = ("done", "failed")
 
@@ -62,8 +59,9 @@ class Jobs:
         (True, False, True, 'queued')
     """
 
-    def __init__(self, store: Store) -> None:
-        self._store = store
+    def __init__(self, database: Database) -> None:
+        """Work in ``database`` (the store's)."""
+        self._database = database
 
     def open(
         self,
@@ -138,11 +136,11 @@ class Jobs:
             session.expire(row)
             return _to_job(row), bool(reopened.rowcount)  # type: ignore[attr-defined]
 
-        return self._store._write(f"open a job for {graph_hash} on {platform}", work)
+        return self._database.write(f"open a job for {graph_hash} on {platform}", work)
 
     def get(self, job_id: str) -> Job | None:
         """The job with this id, or None."""
-        with self._store._transaction(f"read job {job_id}") as session:
+        with self._database.transaction(f"read job {job_id}") as session:
             row = session.get(JobRow, job_id)
             return None if row is None else _to_job(row)
 
@@ -161,7 +159,7 @@ class Jobs:
             session.flush()
             return _to_job(row)
 
-        return self._store._write(f"{action} job {job_id}", work)
+        return self._database.write(f"{action} job {job_id}", work)
 
     def start(self, job_id: str, worker: str) -> Job:
         """Mark the job running on ``worker`` and count the attempt.
@@ -178,7 +176,7 @@ class Jobs:
             session.flush()
             return _to_job(row)
 
-        return self._store._write(f"start job {job_id}", work)
+        return self._database.write(f"start job {job_id}", work)
 
     def finish(self, job_id: str, measurement_status: str, measure_seconds: float | None) -> Job:
         """Mark the job done: its measurement (of ``measurement_status``) is stored."""
@@ -201,5 +199,5 @@ class Jobs:
         query = sa.select(JobRow).order_by(JobRow.created_at.desc(), JobRow.id)
         if state is not None:
             query = query.where(JobRow.state == state)
-        with self._store._transaction("list jobs") as session:
+        with self._database.transaction("list jobs") as session:
             return [_to_job(row) for row in session.scalars(query.limit(limit).offset(offset))]

@@ -3,7 +3,8 @@
 Every method takes and returns domain values (:class:`~nnlat.graph.ir.Graph`,
 :class:`~nnlat.platform.Platform`, :class:`~nnlat.measure.types.Measurement`,
 :class:`~nnlat.store.records.StoredModel`); ORM rows stay in this package. Each write is
-one transaction: it happens whole or not at all.
+one transaction of the store's :class:`~nnlat.store.database.Database`: it happens whole
+or not at all.
 
 Writes are safe to repeat and to race: models are unique by graph hash, platforms by
 name, measurements by cache key; a writer that loses a race to insert the same key
@@ -14,31 +15,30 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from functools import partial
-from itertools import islice
-from typing import Any, Self, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any, Self
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine
-from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 
 from nnlat.graph.hashing import graph_key
 from nnlat.graph.ir import Graph
 from nnlat.measure.types import PROTOCOL_VERSION, Measurement, Status
 from nnlat.platform import Platform
-from nnlat.store import exchange, migrations
-from nnlat.store.archive import read_archive, write_archive
-from nnlat.store.errors import StoreError, StoreUnavailableError
+from nnlat.store import exchange, statistics
+from nnlat.store.database import Database
 from nnlat.store.jobs import Jobs
-from nnlat.store.keys import canonical_input_shapes, input_shapes_hash
+from nnlat.store.measurements import (
+    IdCache,
+    find_query,
+    list_query,
+    measured_query,
+    put_measurement,
+)
 from nnlat.store.records import ImportReport, PlatformRecord, StoredModel, StoreStats
 from nnlat.store.rows import (
     check_zoo_spec,
-    measurement_values,
-    measurements_query,
     merge_model,
     model_row,
     platform_values,
@@ -46,18 +46,8 @@ from nnlat.store.rows import (
     to_model,
     to_platform,
 )
-from nnlat.store.tables import CounterRow, MeasurementRow, ModelRow, PlatformRow, utcnow
+from nnlat.store.tables import ModelRow, PlatformRow, utcnow
 from nnlat.store.tokens import Tokens
-from nnlat.store.url import connect, mask
-
-T = TypeVar("T")
-
-_HITS, _MISSES = "lookup_hits", "lookup_misses"
-
-
-def _reason(exc: BaseException) -> str:
-    text = str(getattr(exc, "orig", None) or exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _as_platform_name(platform: Platform | str) -> str:
@@ -92,13 +82,13 @@ class Store:
         >>> store.close()
     """
 
-    def __init__(self, engine: Engine) -> None:
-        """Wrap an engine whose database is already migrated (see :meth:`open`)."""
-        self._engine = engine
-        self._sessions = sessionmaker(engine, expire_on_commit=False)
-        self.jobs = Jobs(self)
+    def __init__(self, database: Database) -> None:
+        """Wrap a database whose schema is already migrated (see :meth:`open`)."""
+        self.database = database
+        """The :class:`~nnlat.store.database.Database` every repository here writes through."""
+        self.jobs = Jobs(database)
         """The device farm's jobs (:class:`~nnlat.store.jobs.Jobs`)."""
-        self.tokens = Tokens(self)
+        self.tokens = Tokens(database)
         """The server's API tokens (:class:`~nnlat.store.tokens.Tokens`)."""
 
     @classmethod
@@ -117,31 +107,21 @@ class Store:
             StoreError: the URL is not one nnlat supports.
             StoreUnavailableError: the database cannot be reached, opened or migrated.
         """
-        engine = connect(url)
-        if migrate:
-            try:
-                migrations.upgrade(engine)
-            except DBAPIError as exc:
-                engine.dispose()
-                raise StoreUnavailableError(
-                    f"cannot migrate the nnlat database at {mask(engine.url)}: {_reason(exc)}; "
-                    "check that the user may create tables"
-                ) from exc
-        return cls(engine)
+        return cls(Database.open(url, migrate=migrate))
 
     @property
     def engine(self) -> Engine:
         """The SQLAlchemy engine (for migrations and diagnostics)."""
-        return self._engine
+        return self.database.engine
 
     @property
     def url(self) -> str:
         """The database URL, password masked."""
-        return mask(self._engine.url)
+        return self.database.url
 
     def close(self) -> None:
         """Close every pooled connection."""
-        self._engine.dispose()
+        self.database.close()
 
     def __enter__(self) -> Self:
         return self
@@ -151,42 +131,6 @@ class Store:
 
     def __repr__(self) -> str:
         return f"Store({self.url!r})"
-
-    # -- transactions -------------------------------------------------------------------
-
-    def _error(self, exc: DBAPIError, action: str) -> StoreError:
-        if isinstance(exc, OperationalError | InterfaceError) or exc.connection_invalidated:
-            return StoreUnavailableError(
-                f"lost the nnlat database at {self.url} while trying to {action}: "
-                f"{_reason(exc)}; nothing was written. Check the server and retry"
-            )
-        return StoreError(
-            f"the database at {self.url} refused to {action}: {_reason(exc)}; nothing was written"
-        )
-
-    @contextmanager
-    def _transaction(self, action: str) -> Iterator[Session]:
-        """One transaction: committed when the block ends, rolled back if it raises."""
-        try:
-            with self._sessions.begin() as session:
-                yield session
-        except IntegrityError:
-            raise  # _write retries these: a concurrent writer may have taken the key
-        except DBAPIError as exc:
-            raise self._error(exc, action) from exc
-
-    def _write(self, action: str, work: Callable[[Session], T]) -> T:
-        """Run ``work`` in one transaction, once more if it lost a unique-key race."""
-        for attempt in range(2):
-            try:
-                with self._transaction(action) as session:
-                    return work(session)
-            except IntegrityError as exc:
-                # The first failure is usually a concurrent insert of the same key between
-                # our read and our write: re-reading now finds it. A second one is real.
-                if attempt:
-                    raise self._error(exc, action) from exc
-        raise AssertionError("unreachable")
 
     # -- models -------------------------------------------------------------------------
 
@@ -234,7 +178,7 @@ class Store:
                 merge_model(row, family, spec, tags, onnx)
             return row.id
 
-        return self._write(f"store model {digest}", work)
+        return self.database.write(f"store model {digest}", work)
 
     def get_model(self, graph_hash: str) -> StoredModel | None:
         """The stored model with this graph hash, or None.
@@ -242,7 +186,7 @@ class Store:
         Args:
             graph_hash: 16 hex characters (``graph_key(graph).digest``).
         """
-        with self._transaction(f"read model {graph_hash}") as session:
+        with self.database.transaction(f"read model {graph_hash}") as session:
             row = session.scalar(sa.select(ModelRow).where(ModelRow.graph_hash == graph_hash))
             return None if row is None else to_model(row)
 
@@ -264,7 +208,7 @@ class Store:
         )
         if family is not None:
             query = query.where(ModelRow.family == family)
-        with self._transaction("list models") as session:
+        with self.database.transaction("list models") as session:
             return [to_model(row, with_onnx=False) for row in session.scalars(query)]
 
     # -- platforms ----------------------------------------------------------------------
@@ -302,17 +246,17 @@ class Store:
                 row.descriptor = dict(descriptor)
             return row.id
 
-        return self._write(f"store platform {platform.name}", work)
+        return self.database.write(f"store platform {platform.name}", work)
 
     def get_platform(self, name: str) -> PlatformRecord | None:
         """The stored platform with this name and its descriptor, or None."""
-        with self._transaction(f"read platform {name}") as session:
+        with self.database.transaction(f"read platform {name}") as session:
             row = session.scalar(sa.select(PlatformRow).where(PlatformRow.name == name))
             return None if row is None else to_platform(row)
 
     def list_platforms(self) -> list[PlatformRecord]:
         """Every stored platform, by name."""
-        with self._transaction("list platforms") as session:
+        with self.database.transaction("list platforms") as session:
             rows = session.scalars(sa.select(PlatformRow).order_by(PlatformRow.name))
             return [to_platform(row) for row in rows]
 
@@ -335,7 +279,7 @@ class Store:
         query = sa.select(ModelRow.zoo_spec, ModelRow.graph_hash).where(
             ModelRow.family == family, ModelRow.zoo_spec.is_not(None)
         )
-        with self._transaction(f"list {family} zoo models") as session:
+        with self.database.transaction(f"list {family} zoo models") as session:
             return {
                 json.dumps(spec["config"], sort_keys=True): digest
                 for spec, digest in session.execute(query)
@@ -364,16 +308,10 @@ class Store:
         Returns:
             The :class:`Measurement`, whatever its status, or None.
         """
-        name = _as_platform_name(platform)
-        shapes_hash = input_shapes_hash(canonical_input_shapes(input_shapes))
-        query = measurements_query().where(
-            ModelRow.graph_hash == graph_hash,
-            PlatformRow.name == name,
-            MeasurementRow.batch_size == batch_size,
-            MeasurementRow.input_shapes_hash == shapes_hash,
-            MeasurementRow.protocol_version == protocol_version,
+        query = find_query(
+            graph_hash, _as_platform_name(platform), batch_size, input_shapes, protocol_version
         )
-        with self._transaction("look up a measurement") as session:
+        with self.database.transaction("look up a measurement") as session:
             found = session.execute(query).first()
             return None if found is None else to_measurement(*found)
 
@@ -396,7 +334,9 @@ class Store:
                 row; either way nothing was written.
         """
         action = f"store a measurement of {measurement.graph_hash} on {measurement.platform}"
-        return self._write(action, lambda session: self._put(session, measurement, replace, {}))
+        return self.database.write(
+            action, lambda session: put_measurement(session, measurement, replace, {})
+        )
 
     def add_measurements(self, measurements: Sequence[Measurement]) -> int:
         """Store many measurements in one transaction (an import); keep existing results.
@@ -411,66 +351,10 @@ class Store:
         """
 
         def work(session: Session) -> int:
-            ids: dict[tuple[str, str], tuple[int, int]] = {}
-            return sum(self._put(session, m, False, ids) for m in measurements)
+            ids: IdCache = {}
+            return sum(put_measurement(session, m, False, ids) for m in measurements)
 
-        return self._write(f"store {len(measurements)} measurements", work)
-
-    def _put(
-        self,
-        session: Session,
-        measurement: Measurement,
-        replace: bool,
-        ids: dict[tuple[str, str], tuple[int, int]],
-    ) -> bool:
-        """Write one measurement in ``session``; ``ids`` memoises (model, platform) ids."""
-        values = measurement_values(measurement)
-        key = (measurement.graph_hash, measurement.platform)
-        if key not in ids:
-            ids[key] = self._ids(session, measurement)
-        model_id, platform_id = ids[key]
-        existing = session.scalar(
-            sa.select(MeasurementRow.id).where(
-                MeasurementRow.model_id == model_id,
-                MeasurementRow.platform_id == platform_id,
-                MeasurementRow.batch_size == values["batch_size"],
-                MeasurementRow.input_shapes_hash == values["input_shapes_hash"],
-                MeasurementRow.protocol_version == values["protocol_version"],
-            )
-        )
-        if existing is None:
-            session.execute(
-                sa.insert(MeasurementRow).values(
-                    model_id=model_id, platform_id=platform_id, **values
-                )
-            )  # executed now: a later item of the same batch sees this row
-        elif replace:
-            session.execute(
-                sa.update(MeasurementRow).where(MeasurementRow.id == existing).values(**values)
-            )
-        else:
-            return False
-        return True
-
-    @staticmethod
-    def _ids(session: Session, measurement: Measurement) -> tuple[int, int]:
-        model_id = session.scalar(
-            sa.select(ModelRow.id).where(ModelRow.graph_hash == measurement.graph_hash)
-        )
-        if model_id is None:
-            raise StoreError(
-                f"model {measurement.graph_hash} is not in the store; "
-                "store its graph first (Store.upsert_model)"
-            )
-        platform_id = session.scalar(
-            sa.select(PlatformRow.id).where(PlatformRow.name == measurement.platform)
-        )
-        if platform_id is None:
-            raise StoreError(
-                f"platform {measurement.platform} is not in the store; "
-                "store it first (Store.upsert_platform)"
-            )
-        return model_id, platform_id
+        return self.database.write(f"store {len(measurements)} measurements", work)
 
     def list_measurements(
         self,
@@ -491,16 +375,14 @@ class Store:
             graph_hash: only this model.
             limit, offset: a page of the list.
         """
-        query = measurements_query().order_by(MeasurementRow.id).offset(offset).limit(limit)
-        if graph_hash is not None:
-            query = query.where(ModelRow.graph_hash == graph_hash)
-        if platform is not None:
-            query = query.where(PlatformRow.name == _as_platform_name(platform))
-        if family is not None:
-            query = query.where(ModelRow.family == family)
-        if status is not None:
-            query = query.where(MeasurementRow.status == status)
-        with self._transaction("list measurements") as session:
+        query = list_query(
+            _as_platform_name(platform) if platform is not None else None,
+            family,
+            status,
+            graph_hash,
+        )
+        query = query.offset(offset).limit(limit)
+        with self.database.transaction("list measurements") as session:
             return [to_measurement(*found) for found in session.execute(query)]
 
     def measured_hashes(
@@ -513,17 +395,8 @@ class Store:
 
         One query for a whole campaign's "what is left to measure".
         """
-        query = (
-            sa.select(ModelRow.graph_hash)
-            .join(MeasurementRow, MeasurementRow.model_id == ModelRow.id)
-            .join(PlatformRow, MeasurementRow.platform_id == PlatformRow.id)
-            .where(
-                PlatformRow.name == _as_platform_name(platform),
-                MeasurementRow.batch_size == batch_size,
-                MeasurementRow.protocol_version == protocol_version,
-            )
-        )
-        with self._transaction("list measured models") as session:
+        query = measured_query(_as_platform_name(platform), batch_size, protocol_version)
+        with self.database.transaction("list measured models") as session:
             return set(session.scalars(query))
 
     # -- statistics ---------------------------------------------------------------------
@@ -536,48 +409,17 @@ class Store:
         """Add to the lookup counters in one transaction (a busy server batches them)."""
 
         def work(session: Session) -> None:
-            for name, count in ((_HITS, hits), (_MISSES, misses)):
+            for name, count in ((statistics.HITS, hits), (statistics.MISSES, misses)):
                 if count:
-                    self._bump(session, name, count)
+                    statistics.bump(session, name, count)
 
         if hits or misses:
-            self._write("count lookups", work)
-
-    @staticmethod
-    def _bump(session: Session, name: str, count: int = 1) -> None:
-        """Add to a counter, atomically (the row is re-created if deleted by hand)."""
-        bumped = session.execute(
-            sa.update(CounterRow)
-            .where(CounterRow.name == name)
-            .values(value=CounterRow.value + count)
-        )
-        if bumped.rowcount == 0:  # type: ignore[attr-defined]
-            session.add(CounterRow(name=name, value=count))
+            self.database.write("count lookups", work)
 
     def stats(self) -> StoreStats:
         """Row counts and the cache hit ratio (what ``nnlat db stats`` prints)."""
-        count = sa.func.count()
-        with self._transaction("read statistics") as session:
-            by_status = session.execute(
-                sa.select(MeasurementRow.status, count).group_by(MeasurementRow.status)
-            )
-            by_platform = session.execute(
-                sa.select(PlatformRow.name, count)
-                .join(MeasurementRow, MeasurementRow.platform_id == PlatformRow.id)
-                .group_by(PlatformRow.name)
-            )
-            counters = dict(session.execute(sa.select(CounterRow.name, CounterRow.value)).all())
-            statuses = {status: n for status, n in by_status}
-            return StoreStats(
-                url=self.url,
-                models=session.scalar(sa.select(count).select_from(ModelRow)) or 0,
-                platforms=session.scalar(sa.select(count).select_from(PlatformRow)) or 0,
-                measurements=sum(statuses.values()),
-                measurements_by_status=statuses,
-                measurements_by_platform=dict(sorted((name, n) for name, n in by_platform)),
-                lookup_hits=counters.get(_HITS, 0),
-                lookup_misses=counters.get(_MISSES, 0),
-            )
+        with self.database.transaction("read statistics") as session:
+            return statistics.read_stats(session, self.url)
 
     # -- export / import ----------------------------------------------------------------
 
@@ -597,23 +439,8 @@ class Store:
         Raises:
             StoreError: a platform of ``platforms`` is not in the store.
         """
-        with self._transaction("export the store") as session:
-            rows = session.scalars(sa.select(PlatformRow).order_by(PlatformRow.id))
-            records = [to_platform(row) for row in rows]
-            if platforms is None:
-                return write_archive(path, records, exchange.iter_models(session))
-            wanted = set(platforms)
-            known = {r.platform.name for r in records}
-            if unknown := sorted(wanted - known):
-                names = ", ".join(sorted(known))
-                raise StoreError(f"no platform {', '.join(unknown)} in the store; known: {names}")
-            models = (
-                (model, kept)
-                for model, measurements in exchange.iter_models(session)
-                if (kept := [m for m in measurements if m.platform in wanted])
-            )
-            chosen = [r for r in records if r.platform.name in wanted]
-            return write_archive(path, chosen, models)
+        with self.database.transaction("export the store") as session:
+            return exchange.export(session, path, platforms)
 
     def import_(self, path: str | os.PathLike[str]) -> ImportReport:
         """Add the contents of an export file; importing the same file again adds nothing.
@@ -632,17 +459,4 @@ class Store:
         Raises:
             StoreError: the file is not a readable nnlat export.
         """
-        header, models = read_archive(path)
-        for record in header.platforms:
-            self.upsert_platform(record.platform, record.descriptor)
-        with self._transaction("read platform ids") as session:
-            platform_ids = dict(session.execute(sa.select(PlatformRow.name, PlatformRow.id)).all())
-
-        totals = dict.fromkeys(ImportReport.model_fields, 0)
-        while chunk := list(islice(models, exchange.CHUNK)):
-            work = partial(
-                exchange.import_chunk, chunk=chunk, platform_ids=platform_ids, source=str(path)
-            )
-            for key, value in self._write(f"import models from {path}", work).items():
-                totals[key] += value
-        return ImportReport(**totals)
+        return exchange.import_archive(self.database, path, self.upsert_platform)

@@ -11,16 +11,13 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
+from nnlat.store.database import Database
 from nnlat.store.errors import StoreError
 from nnlat.store.tables import TokenRow, utcnow
-
-if TYPE_CHECKING:
-    from nnlat.store.store import Store
 
 PREFIX = "nnlat_"
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
@@ -47,8 +44,9 @@ class Tokens:
         ('ci', None)
     """
 
-    def __init__(self, store: Store) -> None:
-        self._store = store
+    def __init__(self, database: Database) -> None:
+        """Work in ``database`` (the store's)."""
+        self._database = database
 
     def create(self, name: str) -> str:
         """A new token named ``name``; the only time the token itself is seen.
@@ -67,19 +65,19 @@ class Tokens:
                 raise StoreError(f"a token named {name!r} exists; revoke it first or pick another")
             session.add(TokenRow(name=name, digest=digest(token), created_at=utcnow()))
 
-        self._store._write(f"create token {name}", work)
+        self._database.write(f"create token {name}", work)
         return token
 
     def verify(self, token: str) -> str | None:
         """The name of ``token``, or None if it is not a valid token."""
         if not token.startswith(PREFIX):
             return None
-        with self._store._transaction("check a token") as session:
+        with self._database.transaction("check a token") as session:
             return session.scalar(sa.select(TokenRow.name).where(TokenRow.digest == digest(token)))
 
     def names(self) -> list[str]:
         """Names of every token, sorted."""
-        with self._store._transaction("list tokens") as session:
+        with self._database.transaction("list tokens") as session:
             return list(session.scalars(sa.select(TokenRow.name).order_by(TokenRow.name)))
 
     def revoke(self, name: str) -> bool:
@@ -89,4 +87,4 @@ class Tokens:
             deleted = session.execute(sa.delete(TokenRow).where(TokenRow.name == name))
             return bool(deleted.rowcount)  # type: ignore[attr-defined]
 
-        return self._store._write(f"revoke token {name}", work)
+        return self._database.write(f"revoke token {name}", work)
