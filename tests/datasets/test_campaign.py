@@ -17,6 +17,7 @@ from nnlat.measure.types import MeasureSpec
 from nnlat.platform import UnknownPlatformError
 from nnlat.registry import UnknownNameError
 from nnlat.store import Store
+from nnlat.zoo import get_family
 from nnlat.zoo.family import ZooModel
 
 FAST = MeasureSpec(min_runs=3, max_time_s=0.05)
@@ -44,8 +45,9 @@ def test_campaign_measures_every_variant_on_every_platform(store: Store) -> None
             assert len({m.graph_hash for m in found}) == 3
     model = store.get_model(found[0].graph_hash)
     assert model is not None and model.zoo_spec is not None and model.onnx_bytes is None
-    rebuilt = ZooModel(model.zoo_spec["family"], json.dumps(model.zoo_spec["config"]))
+    rebuilt = get_family(model.zoo_spec["family"]).model(model.zoo_spec["config"])
     assert rebuilt.family == "nasbench201"
+    assert rebuilt.config_json == json.dumps(model.zoo_spec["config"], sort_keys=True)
 
 
 def test_rerun_skips_done_work_and_extends_it(

@@ -61,12 +61,16 @@ class Family:
 
     def model(self, config: Config) -> ZooModel:
         """Wrap ``config`` as a :class:`ZooModel` of this family."""
-        return ZooModel(self.name, json.dumps(config, sort_keys=True))
+        return ZooModel(self.name, json.dumps(config, sort_keys=True), self)
 
 
 @dataclass(frozen=True)
 class ZooModel:
     """One variant: a family name and its configuration (as canonical JSON).
+
+    Made by :meth:`Family.model`, which hands over the family itself (``definition``), so
+    a variant builds without looking its family up in the registry; two variants are
+    equal when their family names and configurations are.
 
     Example:
         >>> from nnlat.zoo import get_family
@@ -77,6 +81,7 @@ class ZooModel:
 
     family: str
     config_json: str
+    definition: Family = field(compare=False, repr=False)
 
     @property
     def config(self) -> Config:
@@ -91,18 +96,14 @@ class ZooModel:
     @property
     def input_shape(self) -> tuple[int, ...]:
         """The batch-1 input shape."""
-        from nnlat.zoo.registry import get_family
-
-        return tuple(get_family(self.family).input_shape(self.config))
+        return tuple(self.definition.input_shape(self.config))
 
     def build(self) -> torch.nn.Module:
         """The PyTorch module, in eval mode, without initialising weights."""
         import torch
 
-        from nnlat.zoo.registry import get_family
-
         with torch.device("meta"):
-            module = get_family(self.family).build(self.config)
+            module = self.definition.build(self.config)
         return module.to_empty(device="cpu").eval()
 
     def to_onnx(self) -> onnx.ModelProto:
