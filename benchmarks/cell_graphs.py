@@ -1,6 +1,6 @@
 """Benchmark: cell graphs from a published table, and one few-shot pre-training epoch.
 
-Run:  taskset -c 0 python benchmarks/cell_graphs.py [--dir ../shared/datasets] [--epochs 3]
+Run:  taskset -c 0 python benchmarks/cell_graphs.py [--dir data/published] [--epochs 3]
 
 Times, on one core: reading each HELP table and building the cell graph of every
 architecture for one device (:func:`nnlat.datasets.cell_graphs.cell_records`), the
@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 
 from nnlat.datasets.cell_graphs import cell_records
-from nnlat.datasets.published import read_latency_table
+from nnlat.datasets.published import PUBLISHED_DIR, read_latency_table
 from nnlat.predictor.few_shot import PRETRAIN_SETTINGS, pretrain, training_pool
 
 FILES = {"nas-bench-201": "nas-bench-201/help_latency_ms.csv", "fbnet": "fbnet/help_latency_ms.csv"}
@@ -27,7 +27,7 @@ FILES = {"nas-bench-201": "nas-bench-201/help_latency_ms.csv", "fbnet": "fbnet/h
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dir", type=Path, default=Path("../shared/datasets"))
+    parser.add_argument("--dir", type=Path, default=PUBLISHED_DIR)
     parser.add_argument("--epochs", type=int, default=3)
     args = parser.parse_args()
     torch.set_num_threads(1)

@@ -17,11 +17,10 @@ from nnlat.datasets.cell_graphs import (
     nasbench201_cell,
     nasbench201_live_cell,
 )
-from nnlat.datasets.published import PublishedDataError, read_latency_table
+from nnlat.datasets.published import PublishedDataError, published_table, read_latency_table
 from nnlat.features.raw import GRAPH_COLUMNS, NODE_COLUMNS
 from nnlat.features.schema import FeatureSchema
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 CELL = "|nor_conv_3x3~0|+|skip_connect~0|none~1|+|avg_pool_3x3~0|nor_conv_1x1~1|none~2|"
 
 
@@ -143,9 +142,8 @@ def test_records_have_one_graph_per_architecture_and_a_head_per_column(tmp_path:
         cell_records(table, "cpu")
 
 
-@pytest.mark.skipif(not SHARED.exists(), reason="needs ../shared/datasets beside the checkout")
 def test_every_published_architecture_has_a_distinct_cell_graph() -> None:
-    table = read_latency_table(SHARED / "nas-bench-201" / "help_latency_ms.csv", "nas-bench-201")
+    table = read_latency_table(published_table("nas-bench-201"), "nas-bench-201")
     records = cell_records(table, "pixel3")
     assert len(records) == 15625 == len({r.graph_hash for r in records})
     signatures = {(r.raw.op_types, r.raw.edge_index.tobytes()) for r in records}
@@ -153,7 +151,7 @@ def test_every_published_architecture_has_a_distinct_cell_graph() -> None:
     cells = map(nasbench201_live_cell, table.archs)
     live = {(raw.op_types, raw.edge_index.tobytes()) for raw in cells}
     assert len(live) == 6605  # NAS-Bench-201 has 6,466 distinct cells up to isomorphism
-    fbnet = read_latency_table(SHARED / "fbnet" / "help_latency_ms.csv", "fbnet")
+    fbnet = read_latency_table(published_table("fbnet"), "fbnet")
     chains = cell_records(fbnet, "1080ti_64")
     assert len(chains) == 5000 and {len(r.raw.op_types) for r in chains} == {24}
     assert np.all([r.batch_size == 64 for r in chains])

@@ -13,12 +13,12 @@ from nnlat.cli.main import app
 from nnlat.datasets.published import (
     PublishedDataError,
     import_latency_table,
+    published_table,
     read_latency_table,
 )
 from nnlat.datasets.training import load_records
 from nnlat.store import Store
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 # Two architectures whose only difference is dead computation (node 1 feeds node 2
 # through "none" alone): ONNX export drops it, so they are one graph.
 DEAD_A = "|avg_pool_3x3~0|+|skip_connect~0|none~1|+|none~0|none~1|skip_connect~2|"
@@ -162,19 +162,17 @@ def test_cli_imports_and_refuses(tmp_path: Path, help_csv: Path) -> None:
     assert missing.exit_code == 2 and "cannot read" in missing.output
 
 
-@pytest.mark.skipif(not SHARED.exists(), reason="needs ../shared/datasets beside the checkout")
 def test_the_published_files_read_whole() -> None:
-    help_nb201 = read_latency_table(
-        SHARED / "nas-bench-201" / "help_latency_ms.csv", "nas-bench-201"
-    )
+    help_nb201 = read_latency_table(published_table("nas-bench-201"), "nas-bench-201")
     assert len(help_nb201.ids) == 15625 and len(help_nb201.devices) == 13
     assert ("1080ti-help1.0-fp32", 256) in {
         (d.platform.name, d.batch_size) for d in help_nb201.devices
     }
     latbench = read_latency_table(
-        SHARED / "nas-bench-201" / "latbench_desktop_cpu_i7_7820x_fp32_ms.csv", "nas-bench-201"
+        published_table("nas-bench-201", "latbench_desktop_cpu_i7_7820x_fp32_ms.csv"),
+        "nas-bench-201",
     )
     assert len(latbench.ids) == 15284
     assert latbench.devices[0].platform.name == "desktop_cpu_i7_7820x-latbench1.0-fp32"
-    fb = read_latency_table(SHARED / "fbnet" / "help_latency_ms.csv", "fbnet")
+    fb = read_latency_table(published_table("fbnet"), "fbnet")
     assert len(fb.ids) == 5000 and not np.isnan(fb.latencies_ms).all()

@@ -36,7 +36,7 @@ from nnlat.graph.kernels import kernel_groups
 from nnlat.graph.onnx_io import model_to_ir
 from nnlat.graph.ops import op_name
 from nnlat.testing import tiny_model
-from nnlat.testing.realworld import EXAMPLE_INPUT_SHAPES, REALWORLD_BUILDERS
+from nnlat.zoo.realworld import EXAMPLE_INPUT_SHAPES, REALWORLD_BUILDERS
 
 LIGHT_MODELS = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 # Real-world imitations with sub-graphs (If, Loop), a custom-domain op and uncosted nodes.

@@ -14,7 +14,7 @@ import pytest
 
 from nnlat.graph import HASH_SCHEME_VERSION, graph_key, load
 from nnlat.testing import tiny_model
-from nnlat.testing.realworld import EXAMPLE_INPUT_SHAPES, REALWORLD_BUILDERS
+from nnlat.zoo.realworld import EXAMPLE_INPUT_SHAPES, REALWORLD_BUILDERS
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "graph_hashes.json"
 LIGHT = Path(__import__("onnx").__file__).parent / "backend/test/data/light"

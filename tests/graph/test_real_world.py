@@ -1,6 +1,6 @@
 """Real-world model structures load, hash and get costs.
 
-Every imitation in :mod:`nnlat.testing.realworld` (OCR, detection, speech, BERT, dynamic
+Every imitation in :mod:`nnlat.zoo.realworld` (OCR, detection, speech, BERT, dynamic
 int8, custom domains, If/Loop, channels-last, opsets 9–18, ConstantOfShape weights) and
 every weight-free CNN shipped with the ``onnx`` wheel goes through the same checks:
 loading with and without input-shape overrides, a stable 16-hex hash that depends on
@@ -24,7 +24,7 @@ import pytest
 from nnlat.errors import NnlatWarning
 from nnlat.graph import Graph, graph_cost, graph_key, load, summarize
 from nnlat.graph.onnx_io import iter_graphs
-from nnlat.testing.realworld import EXAMPLE_INPUT_SHAPES, REALWORLD_BUILDERS
+from nnlat.zoo.realworld import EXAMPLE_INPUT_SHAPES, REALWORLD_BUILDERS
 
 LIGHT_DIR = Path(onnx.__file__).parent / "backend/test/data/light"
 LIGHT_MODELS = {path.stem: path for path in sorted(LIGHT_DIR.glob("*.onnx"))}

@@ -22,7 +22,7 @@ from nnlat.measure.inputs import (
     random_inputs,
 )
 from nnlat.testing import tiny_model
-from nnlat.testing.realworld import (
+from nnlat.zoo.realworld import (
     EXAMPLE_INPUT_SHAPES,
     bert_encoder,
     cnn_int8,

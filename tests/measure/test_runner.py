@@ -17,7 +17,7 @@ from nnlat.measure.types import Measurement, MeasureSpec
 from nnlat.platform import Platform, UnknownPlatformError
 from nnlat.registry import Registry
 from nnlat.testing import tiny_model
-from nnlat.testing.realworld import custom_domain_op
+from nnlat.zoo.realworld import custom_domain_op
 
 FAST = MeasureSpec(max_time_s=0.5)
 PLATFORM = "fake-fake1.0-fp32-t1"

@@ -3,20 +3,18 @@
 import csv
 import json
 import random
-from pathlib import Path
 
 import pytest
 import torch
 
+from nnlat.datasets.published import published_table
 from nnlat.zoo import get_family
 from nnlat.zoo.fbnet import FAMILY, OPS, arch_config, arch_from_indices, parse_arch
 
-HELP_CSV = Path(__file__).parents[3] / "shared" / "datasets" / "fbnet" / "help_latency_ms.csv"
+HELP_CSV = published_table("fbnet")
 
 
 def dataset_rows(count: int) -> list[dict[str, str]]:
-    if not HELP_CSV.exists():
-        pytest.skip(f"{HELP_CSV} is not available")
     with HELP_CSV.open(newline="") as f:
         return [row for row, _ in zip(csv.DictReader(f), range(count), strict=False)]
 

@@ -3,23 +3,19 @@
 import csv
 import json
 import random
-from pathlib import Path
 
 import pytest
 import torch
 
+from nnlat.datasets.published import published_table
 from nnlat.zoo import get_family
 from nnlat.zoo.nasbench201 import ALL_CONV3X3, FAMILY, arch_config, arch_string, parse_arch
 
-HELP_CSV = (
-    Path(__file__).parents[3] / "shared" / "datasets" / "nas-bench-201" / "help_latency_ms.csv"
-)
+HELP_CSV = published_table("nas-bench-201")
 ALL_NONE = "|none~0|+|none~0|none~1|+|none~0|none~1|none~2|"
 
 
 def dataset_archs(count: int) -> list[str]:
-    if not HELP_CSV.exists():
-        pytest.skip(f"{HELP_CSV} is not available")
     with HELP_CSV.open(newline="") as f:
         rows = csv.DictReader(f)
         return [row["arch_str"] for row, _ in zip(rows, range(count), strict=False)]

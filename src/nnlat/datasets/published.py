@@ -76,6 +76,53 @@ class PublishedDataError(NnlatError):
     """A latency table that cannot be read: wrong shape, unknown space, bad values."""
 
 
+PUBLISHED_DIR = Path(__file__).resolve().parents[3] / "data" / "published"
+"""The repository's folder of published tables (``data/published/``), one folder per space.
+
+It ships with the repository, not inside the wheel: from an installed wheel it is absent,
+and :func:`published_table` says so.
+"""
+
+PUBLISHED_TABLES = {
+    "nas-bench-201": ("help_latency_ms.csv", "latbench_desktop_cpu_i7_7820x_fp32_ms.csv"),
+    "fbnet": ("help_latency_ms.csv",),
+}
+"""Search space → the file names of its published tables under :data:`PUBLISHED_DIR`."""
+
+
+def published_table(space: str, name: str = "help_latency_ms.csv") -> Path:
+    """The path of one of the repository's published latency tables.
+
+    Args:
+        space: the search space's folder, ``nas-bench-201`` or ``fbnet``.
+        name: the file, one of ``PUBLISHED_TABLES[space]``; HELP's table by default.
+
+    Returns:
+        ``data/published/<space>/<name>`` of the repository.
+
+    Raises:
+        PublishedDataError: no such table, or the repository's ``data/published/`` is not
+            there (an installed wheel rather than a clone).
+
+    Example:
+        >>> published_table("nas-bench-201").name
+        'help_latency_ms.csv'
+        >>> published_table("fbnet").parent.name
+        'fbnet'
+    """
+    known = PUBLISHED_TABLES.get(space)
+    if known is None or name not in known:
+        choices = ", ".join(f"{s}/{n}" for s, names in PUBLISHED_TABLES.items() for n in names)
+        raise PublishedDataError(f"no published table {space}/{name}; known: {choices}")
+    path = PUBLISHED_DIR / space / name
+    if not path.is_file():
+        raise PublishedDataError(
+            f"{path} is missing: the published tables ship with the nnlat repository "
+            "(data/published/); run from a clone, or pass the CSV's path"
+        )
+    return path
+
+
 @dataclass(frozen=True)
 class DeviceColumn:
     """One device column of a latency table.

@@ -91,7 +91,7 @@ def check_backend(backend: Backend) -> None:
     from nnlat.measure.inputs import random_inputs
     from nnlat.measure.runner import measure
     from nnlat.testing.models import tiny_model
-    from nnlat.testing.realworld import custom_domain_op
+    from nnlat.zoo.realworld import custom_domain_op
 
     # 1. identity
     _require(backend.name.isalpha() and backend.name.islower(), f"bad name {backend.name!r}")

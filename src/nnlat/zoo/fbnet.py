@@ -1,7 +1,7 @@
 """FBNet: the block-wise search space of Wu et al. (CVPR 2019) as HW-NAS-Bench uses it.
 
 HW-NAS-Bench (Li et al., ICLR 2021) and HELP (Lee et al., NeurIPS 2021) measured
-architectures of this space on CIFAR-100 (``shared/datasets/fbnet``). The macro
+architectures of this space on CIFAR-100 (``data/published/fbnet``). The macro
 skeleton follows HW-NAS-Bench's ``FBNet_Infer`` for CIFAR (the FBNet-v1 layout with the
 first strides set to 1): a 3x3 stem with 16 channels and stride 1, then 22 searchable
 layers in stages of (layers, channels, stride) = (1, 16, 1), (4, 24, 1), (4, 32, 2),

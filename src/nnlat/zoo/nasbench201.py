@@ -4,7 +4,7 @@ The skeleton: stem Conv3x3(3→C)+BN; three stages of ``cells_per_stage`` identi
 with C, 2C and 4C channels, separated by two residual reduction blocks (a ResNet basic
 block with stride 2); then BN+ReLU, global average pooling and a Linear classifier. With
 C=16, 5 cells per stage and 10 classes this is the network whose latencies HELP,
-HW-NAS-Bench and BRP-NAS published (``shared/datasets/nas-bench-201``).
+HW-NAS-Bench and BRP-NAS published (``data/published/nas-bench-201``).
 
 A cell is a DAG of 4 nodes: node 0 is the cell input and node j (1..3) is the sum, over
 i < j, of ``op_{j,i}(node i)``. The operation on each of the 6 edges is one of
