@@ -2,7 +2,8 @@
 
 Each family lives in its own module (``nnlat.zoo.resnet``, ...) and defines ``FAMILY``,
 a :class:`~nnlat.zoo.family.Family`. Families import torch; nothing here does until a
-family is asked for.
+family is asked for. :mod:`nnlat.zoo.realworld` holds the held-out real-world set: small
+imitations of deployed models, one builder per module.
 """
 
 from nnlat.zoo.family import Config, Family, ZooModel
