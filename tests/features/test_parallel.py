@@ -27,8 +27,8 @@ from nnlat.forked import iter_forked, map_forked
 from nnlat.graph import Graph, load
 from nnlat.predictor import api
 from nnlat.testing import tiny_model
-from nnlat.zoo.realworld import REALWORLD_BUILDERS
 from nnlat.testing.records import toy_predictor
+from nnlat.zoo.realworld import REALWORLD_BUILDERS
 
 pytestmark = pytest.mark.skipif(not forked.can_fork(), reason="no fork on this platform")
 

@@ -25,8 +25,8 @@ from nnlat.graph import load
 from nnlat.predictor.batching import predict_log_raw, to_batch
 from nnlat.predictor.predictor import NETWORKS, Predictor, to_data
 from nnlat.predictor.training import predict_log
-from nnlat.zoo.realworld import REALWORLD_BUILDERS
 from nnlat.testing.records import toy_records
+from nnlat.zoo.realworld import REALWORLD_BUILDERS
 
 LIGHT_MODELS = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 PLATFORMS = ("slow", "fast", "odd")
