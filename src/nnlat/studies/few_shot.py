@@ -39,8 +39,8 @@ import json
 import math
 import statistics
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +53,6 @@ from nnlat.datasets.training import LatencyRecord
 from nnlat.errors import NnlatError
 from nnlat.predictor.metrics import accuracy_report, spearman
 from nnlat.predictor.predictor import NETWORKS, Predictor, to_data
-from nnlat.predictor.results_file import read_jsonl, record_result
 from nnlat.predictor.training import OnEpoch, TrainSettings, predict_log
 from nnlat.predictor.transfer import (
     FINE_TUNE_SETTINGS,
@@ -61,6 +60,8 @@ from nnlat.predictor.transfer import (
     fine_tune,
     with_new_heads,
 )
+from nnlat.studies.paper_figures import published_figures
+from nnlat.studies.results import Results, read_jsonl, record_result
 
 MODES = ("shift", "heads", "all")
 SHOT_CHOICES = ("random", "spread")
@@ -86,12 +87,6 @@ ADAPT_SETTINGS = FINE_TUNE_SETTINGS.model_copy(update={"lr": 1e-4, "epochs": 30,
 # points on three of the four.
 LARGE_K = math.ceil(MIN_RECORDS_FOR_VALIDATION / FINE_TUNE_SETTINGS.valid_fraction)
 LARGE_K_SETTINGS = FINE_TUNE_SETTINGS.model_copy(update={"batch_size": 16})
-# Published means over leave-one-device-out targets: (method, shots) → (Acc(10 %), Spearman).
-PUBLISHED: dict[int, list[tuple[str, float | None, float | None]]] = {
-    3: [("MAPLE", 0.87, None)],
-    10: [("MAPLE", 0.93, None), ("HELP (in MAPLE)", 0.81, None), ("HELP", None, 0.932)],
-}
-
 OnResult = Callable[["FewShotResult"], None]
 # Called when pre-training for a pool starts: (pool) → an epoch callback (or None).
 OnPretrain = Callable[[Sequence[str]], OnEpoch | None]
@@ -283,31 +278,11 @@ def _check(
         raise FewShotError(f"shots must be positive counts, got {list(shots)}")
 
 
-def few_shot_study(
-    train: LatencyTable,
-    target: LatencyTable,
-    *,
-    train_devices: Sequence[str] | None = None,
-    target_devices: Sequence[str] | None = None,
-    shots: Sequence[int] = SHOTS,
-    seeds: Sequence[int] = (0,),
-    modes: Sequence[str] = MODES,
-    choice: str = "random",
-    train_archs: int = TRAIN_ARCHS,
-    network: str = "nnlp",
-    config: dict[str, Any] | None = None,
-    pretrain_settings: TrainSettings = PRETRAIN_SETTINGS,
-    results_path: Path | None = None,
-    pretrained_dir: Path | None = None,
-    on_result: OnResult | None = None,
-    on_pretrain: OnPretrain | None = None,
-) -> list[FewShotResult]:
-    """Run every (target, k, mode, seed) not yet in ``results_path``; return them all.
+@dataclass(frozen=True)
+class FewShotConfig:
+    """What to run.
 
-    Args:
-        train: the table the predictor is pre-trained on.
-        target: the table of the devices to adapt to (may be ``train``: then each target
-            is left out of its own pool).
+    Attributes:
         train_devices, target_devices: columns to use (default: all of each file).
         shots: the k values.
         seeds: draws of the shots (pre-training is the same for all).
@@ -317,6 +292,41 @@ def few_shot_study(
         network, config, pretrain_settings: the predictor and how it is pre-trained.
         results_path: JSON lines to resume from and append to.
         pretrained_dir: where pre-trained predictors are kept between runs.
+        fit_missing: False only reads what ``results_path`` holds.
+        command: the command that ran the study, for the report.
+    """
+
+    train_devices: tuple[str, ...] = ()
+    target_devices: tuple[str, ...] = ()
+    shots: tuple[int, ...] = SHOTS
+    seeds: tuple[int, ...] = (0,)
+    modes: tuple[str, ...] = MODES
+    choice: str = "random"
+    train_archs: int = TRAIN_ARCHS
+    network: str = "nnlp"
+    config: Mapping[str, Any] = field(default_factory=dict)
+    pretrain_settings: TrainSettings = PRETRAIN_SETTINGS
+    results_path: Path | None = None
+    pretrained_dir: Path | None = None
+    fit_missing: bool = True
+    command: str = ""
+
+
+def run(
+    config: FewShotConfig,
+    train: LatencyTable,
+    target: LatencyTable,
+    *,
+    on_result: OnResult | None = None,
+    on_pretrain: OnPretrain | None = None,
+) -> Results[FewShotConfig, FewShotResult]:
+    """Run every (target, k, mode, seed) not yet in ``results_path``; return them all.
+
+    Args:
+        config: what to run.
+        train: the table the predictor is pre-trained on.
+        target: the table of the devices to adapt to (may be ``train``: then each target
+            is left out of its own pool).
         on_result: called after each new result.
         on_pretrain: called with each target's pool before its predictor is pre-trained
             (or loaded from ``pretrained_dir``); returns the training's epoch callback.
@@ -326,10 +336,14 @@ def few_shot_study(
             architectures for the largest k.
         PublishedDataError: an unknown device.
     """
-    _check(train, target, shots, modes, choice)
-    train_devices = list(train_devices or [d.column for d in train.devices])
-    target_devices = list(target_devices or [d.column for d in target.devices])
+    shots, seeds, modes, choice = config.shots, config.seeds, config.modes, config.choice
+    results_path = config.results_path
     results = read_results(results_path) if results_path else []
+    if not config.fit_missing:
+        return Results(config, results)
+    _check(train, target, shots, modes, choice)
+    train_devices = list(config.train_devices or [d.column for d in train.devices])
+    target_devices = list(config.target_devices or [d.column for d in target.devices])
     done = {(r.target, r.shots, r.seed, r.mode, tuple(r.pool), r.choice) for r in results}
     most = max(shots)
     for name in target_devices:
@@ -348,8 +362,9 @@ def few_shot_study(
             raise FewShotError(f"{name} has {len(records)} architectures: too few for k={most}")
         epochs = on_pretrain(pool) if on_pretrain is not None else None
         predictor = pretrain(
-            train, pool, archs=train_archs, network=network, config=config,
-            settings=pretrain_settings, cache_dir=pretrained_dir, on_epoch=epochs,
+            train, pool, archs=config.train_archs, network=config.network,
+            config=dict(config.config), settings=config.pretrain_settings,
+            cache_dir=config.pretrained_dir, on_epoch=epochs,
         )  # fmt: skip
         new_head = len(predictor.platforms)  # every adapted copy appends exactly one head
         encoded = [to_data(predictor.schema.encode(r.raw), new_head) for r in records]
@@ -369,7 +384,7 @@ def few_shot_study(
                     time.perf_counter() - start, choice,
                 )  # fmt: skip
                 record_result(results, result, results_path, on_result)
-    return results
+    return Results(config, results)
 
 
 def summary(results: Sequence[FewShotResult]) -> list[dict[str, Any]]:
@@ -397,27 +412,30 @@ def summary(results: Sequence[FewShotResult]) -> list[dict[str, Any]]:
 
 
 def _published(k: int) -> str:
+    """The published figures at ``k`` shots (``studies/published/few_shot.json``), or "–"."""
     cells = [
-        f"{who}: " + ", ".join(
-            f"{label} {value:g}"
-            for label, value in (("Acc(10 %)", acc), ("Spearman", rho))
-            if value is not None
+        f"{f['who']}: " + ", ".join(
+            f"{label} {f[key]:g}"
+            for label, key in (("Acc(10 %)", "acc_10"), ("Spearman", "spearman"))
+            if f[key] is not None
         )
-        for who, acc, rho in PUBLISHED.get(k, [])
+        for f in published_figures("few_shot")
+        if f["shots"] == k
     ]  # fmt: skip
     return "; ".join(cells) or "–"
 
 
-def few_shot_markdown(results: Sequence[FewShotResult], command: str) -> str:
+def render(study: Results[FewShotConfig, FewShotResult]) -> str:
     """The report: means over target devices per (k, mode), then every device.
 
     Example:
         >>> r = FewShotResult("a", 3, 0, "shift", ["b"], 9,
         ...                   {"acc_5": 0.2, "acc_10": 0.5, "mape": 0.1, "spearman": 0.9}, "b", 0.1)
         >>> row = "| random | 3 | shift | 1 | 50.0 | 20.0 | 10.0 % | 0.900 |"
-        >>> row in few_shot_markdown([r], "nnlat")
+        >>> row in render(Results(FewShotConfig(command="nnlat"), [r]))
         True
     """
+    results, command = study.rows, study.config.command
     seeds = sorted({r.seed for r in results})
     lines = [
         "# Few-shot adaptation to unseen devices (HELP / MAPLE protocol)",

@@ -10,14 +10,33 @@ every platform: the multi-head model embeds each graph once and applies all head
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from nnlat.datasets.training import LatencyRecord
 from nnlat.errors import NnlatError
 from nnlat.predictor.metrics import accuracy_report
 from nnlat.predictor.predictor import Predictor
 from nnlat.predictor.training import TrainSettings, split_by_graph
+from nnlat.studies.markdown import header
+from nnlat.studies.results import Results
+
+
+@dataclass(frozen=True)
+class MultiPlatformConfig:
+    """What to run.
+
+    Attributes:
+        settings: training settings (seed included) for every model.
+        config: NNLP hyper-parameters.
+        test_fraction: share of graphs held out for testing.
+        command: the command that ran the study, for the report.
+    """
+
+    settings: TrainSettings = field(default_factory=TrainSettings)
+    config: Mapping[str, object] = field(default_factory=dict)
+    test_fraction: float = 0.3
+    command: str = ""
 
 
 @dataclass(frozen=True)
@@ -29,6 +48,8 @@ class PlatformScore:
         mode: ``multi-head`` or ``per-platform``.
         metrics: MAPE, RMSPE, Acc(1/5/10 %).
         train_records, test_records: split sizes on this platform.
+        predict_seconds: the mode's time to predict every test graph on every platform.
+        test_graphs: the test graphs (the same on every platform).
     """
 
     platform: str
@@ -36,36 +57,24 @@ class PlatformScore:
     metrics: dict[str, float]
     train_records: int
     test_records: int
-
-
-@dataclass(frozen=True)
-class MultiPlatformStudy:
-    """Scores per platform and mode, and each mode's time to predict all test graphs."""
-
-    scores: list[PlatformScore]
-    predict_seconds: dict[str, float]
+    predict_seconds: float
     test_graphs: int
 
 
-def multi_platform(
-    records: Sequence[LatencyRecord],
-    *,
-    settings: TrainSettings | None = None,
-    config: dict[str, object] | None = None,
-    test_fraction: float = 0.3,
-) -> MultiPlatformStudy:
+def run(
+    config: MultiPlatformConfig, records: Sequence[LatencyRecord]
+) -> Results[MultiPlatformConfig, PlatformScore]:
     """Compare a multi-head predictor with one predictor per platform.
 
     Args:
+        config: what to run.
         records: records of at least two platforms.
-        settings: training settings (seed included) for every model.
-        config: NNLP hyper-parameters.
-        test_fraction: share of graphs held out for testing.
 
     Raises:
         NnlatError: fewer than two platforms.
     """
-    settings = settings or TrainSettings()
+    settings, test_fraction = config.settings, config.test_fraction
+    net_config = dict(config.config)
     platforms = sorted({r.platform for r in records})
     if len(platforms) < 2:
         raise NnlatError("a multi-platform study needs records of at least two platforms")
@@ -77,13 +86,15 @@ def multi_platform(
     test_raws = {r.graph_hash: r.raw for r in test}
     raws = list(test_raws.values())
 
-    multi, _ = Predictor.fit(train, settings=settings, config=config)
+    multi, _ = Predictor.fit(train, settings=settings, config=net_config)
     start = time.perf_counter()
     predicted_multi = multi.predict_all(raws)
     seconds = {"multi-head": time.perf_counter() - start}
 
     singles = {
-        p: Predictor.fit([r for r in train if r.platform == p], settings=settings, config=config)[0]
+        p: Predictor.fit(
+            [r for r in train if r.platform == p], settings=settings, config=net_config
+        )[0]
         for p in platforms
     }
     start = time.perf_counter()
@@ -107,18 +118,19 @@ def multi_platform(
                     metrics=accuracy_report(measured, predicted[platform][rows]),
                     train_records=sum(r.platform == platform for r in train),
                     test_records=len(mine),
+                    predict_seconds=seconds[mode],
+                    test_graphs=len(raws),
                 )
             )
-    return MultiPlatformStudy(scores, seconds, len(raws))
+    return Results(config, scores, len(records))
 
 
-def multi_platform_markdown(study: MultiPlatformStudy, command: str) -> str:
+def render(study: Results[MultiPlatformConfig, PlatformScore]) -> str:
     """The report: Acc(10 %) and MAPE per platform for both modes, and prediction time."""
+    seconds = {s.mode: s.predict_seconds for s in study.rows}
+    test_graphs = study.rows[0].test_graphs if study.rows else 0
     lines = [
-        "# Multi-platform prediction (NNLQP Table 6)",
-        "",
-        f"Command: `{command}`",
-        "",
+        *header("Multi-platform prediction (NNLQP Table 6)", study.config.command),
         "Graphs split 70 : 30 (the same test graphs on every platform). *multi-head*: one",
         "NNLP with a head per platform; *per-platform*: one NNLP per platform.",
         "",
@@ -126,8 +138,8 @@ def multi_platform_markdown(study: MultiPlatformStudy, command: str) -> str:
         "| multi-head MAPE | per-platform MAPE |",
         "|---|---|---|---|---|",
     ]
-    by = {(s.platform, s.mode): s.metrics for s in study.scores}
-    for platform in sorted({s.platform for s in study.scores}):
+    by = {(s.platform, s.mode): s.metrics for s in study.rows}
+    for platform in sorted({s.platform for s in study.rows}):
         m, p = by[platform, "multi-head"], by[platform, "per-platform"]
         lines.append(
             f"| {platform} | {m['acc_10']:.2%} | {p['acc_10']:.2%} | {m['mape']:.2%} "
@@ -135,9 +147,9 @@ def multi_platform_markdown(study: MultiPlatformStudy, command: str) -> str:
         )
     lines += [
         "",
-        f"Predicting all {study.test_graphs} test graphs on every platform: multi-head "
-        f"{study.predict_seconds['multi-head']:.3f} s, per-platform "
-        f"{study.predict_seconds['per-platform']:.3f} s.",
+        f"Predicting all {test_graphs} test graphs on every platform: multi-head "
+        f"{seconds['multi-head']:.3f} s, per-platform "
+        f"{seconds['per-platform']:.3f} s.",
         "",
     ]
     return "\n".join(lines)

@@ -8,7 +8,7 @@ regression method, and obtain the model latency". Here:
   :class:`~nnlat.features.raw.RawFeatures`, carried into the PyG graphs as ``kernel``
   by :func:`~nnlat.predictor.predictor.to_data`);
 * ``layers`` SAGEConv layers (mean aggregation, L2-normalised outputs, ReLU, as in
-  :class:`~nnlat.predictor.models.nnlp.Nnlp`) run over the *intra-kernel* edges only:
+  :class:`~nnlat.predictor.networks.nnlp.Nnlp`) run over the *intra-kernel* edges only:
   each kernel is a separate subgraph, as a kernel-level predictor sees it;
 * a kernel's embedding is the sum of its nodes'; a per-platform head maps it to the log
   of the kernel's latency (ms), and the kernel latencies of a graph are summed;
@@ -21,7 +21,7 @@ trained end to end through the sum, and ``a`` and ``b`` are learned jointly with
 rest instead of being fitted by linear regression afterwards. Like the paper's
 kernel-level predictor, the network does not read the graph's static features.
 
-Registered as ``"tpu"`` in :data:`nnlat.predictor.predictor.NETWORKS`.
+Registered as ``"kernel-sage"`` in :data:`nnlat.predictor.predictor.NETWORKS`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from torch import nn
 from torch_geometric.data import Data
 from torch_geometric.nn import SAGEConv, global_add_pool
 
-from nnlat.predictor.models.nnlp import latency_head
+from nnlat.predictor.networks.nnlp import latency_head
 
 # The correction's offset b at initialisation (see KernelHead).
 _INITIAL_OFFSET_MS = 0.01

@@ -11,8 +11,9 @@ records) come from the target platform. The k samples are a seeded shuffle, nest
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from nnlat.datasets.training import LatencyRecord
 from nnlat.errors import NnlatError
@@ -20,8 +21,33 @@ from nnlat.predictor.metrics import accuracy_report
 from nnlat.predictor.predictor import Predictor
 from nnlat.predictor.training import TrainSettings
 from nnlat.predictor.transfer import fine_tune, from_scratch, transfer_settings
+from nnlat.studies.markdown import header
+from nnlat.studies.results import Results
 
 MODES = ("pre-trained", "from-scratch")
+
+
+@dataclass(frozen=True)
+class TransferConfig:
+    """What to run.
+
+    Attributes:
+        platform: the source platform.
+        families: unseen families (pre-trained on ``platform``'s other families).
+        targets: unseen platforms (pre-trained on ``platform``).
+        ks: the k values.
+        settings: training settings (seed included).
+        config: NNLP hyper-parameters.
+        command: the command that ran the study, for the report.
+    """
+
+    platform: str
+    families: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()
+    ks: tuple[int, ...] = (32, 100, 200)
+    settings: TrainSettings = field(default_factory=TrainSettings)
+    config: Mapping[str, object] = field(default_factory=dict)
+    command: str = ""
 
 
 @dataclass(frozen=True)
@@ -118,14 +144,32 @@ def unseen_platform_curve(
     return _curve(f"platform:{target}", pretrained, pool, ks, settings.seed, config)
 
 
-def transfer_markdown(points: Sequence[TransferPoint], command: str) -> list[str]:
-    """Report lines: per scenario, MAPE and Acc(10 %) of both modes by k."""
-    lines = [
-        "# Transfer: pre-trained and fine-tuned versus from scratch (NNLQP Figures 6-7)",
-        "",
-        f"Command: `{command}`",
-        "",
-    ]
+def run(
+    config: TransferConfig, records: Sequence[LatencyRecord]
+) -> Results[TransferConfig, TransferPoint]:
+    """The curves of every unseen family and platform of ``config``.
+
+    Raises:
+        NnlatError: neither a family nor a target platform, or too few records.
+    """
+    if not config.families and not config.targets:
+        raise NnlatError("give an unseen family and/or a target platform")
+    options = {"settings": config.settings, "config": dict(config.config)}
+    points = []
+    for family in config.families:
+        points += unseen_family_curve(records, config.platform, family, config.ks, **options)
+    for target in config.targets:
+        points += unseen_platform_curve(records, [config.platform], target, config.ks, **options)
+    return Results(config, points, len(records))
+
+
+def render(study: Results[TransferConfig, TransferPoint]) -> str:
+    """The report: per scenario, MAPE and Acc(10 %) of both modes by k."""
+    points = study.rows
+    lines = header(
+        "Transfer: pre-trained and fine-tuned versus from scratch (NNLQP Figures 6-7)",
+        study.config.command,
+    )
     for scenario in sorted({p.scenario for p in points}):
         mine = {(p.k, p.mode): p for p in points if p.scenario == scenario}
         test = next(p.test_records for p in points if p.scenario == scenario)
@@ -143,10 +187,10 @@ def transfer_markdown(points: Sequence[TransferPoint], command: str) -> list[str
                 f"| {b['acc_10']:.2%} |"
             )
         lines.append("")
-    return lines
+    return "\n".join(lines)
 
 
-def transfer_plot(points: Sequence[TransferPoint], path: str) -> None:
+def plot(points: Sequence[TransferPoint], path: Path) -> None:
     """MAPE and Acc(10 %) against k, one column per scenario, both modes as lines."""
     import matplotlib
 

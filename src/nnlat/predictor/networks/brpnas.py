@@ -22,7 +22,7 @@ What lives here:
 * :class:`BrpnasGcn`: the network, registered as ``"brpnas"`` in
   :data:`nnlat.predictor.predictor.NETWORKS`.
 
-Like :class:`~nnlat.predictor.models.nnlp.Nnlp` (and unlike the paper) the readout is
+Like :class:`~nnlat.predictor.networks.nnlp.Nnlp` (and unlike the paper) the readout is
 concatenated with the graph's static features (``global_x``: batch size, FLOPs, ...),
 every platform has its own head, and a head outputs the log of the latency (ms). The
 global node is added inside :meth:`BrpnasGcn.forward`, so the same

@@ -3,7 +3,7 @@
 A predictor that has seen only ten CNN families meets OCR and detection networks, audio
 LSTMs, transformers and int8 models in use. This protocol trains each method on one
 platform's records of a *training set* of zoo families and predicts every record of a
-real-world model (family ``realworld:<name>``, measured by
+real-world model (records of source ``"real-world"``, measured by
 ``scripts/measure_realworld.py``); nothing of those models is seen in training, not even
 for checkpoint choice. Comparing training sets (the ten NNLQP families against the
 broadened zoo) shows what the broader data buys.
@@ -12,13 +12,15 @@ broadened zoo) shows what the broader data buys.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from nnlat.datasets.training import REALWORLD_PREFIX, LatencyRecord
+from nnlat.datasets.training import REAL_WORLD, LatencyRecord
 from nnlat.errors import NnlatError
-from nnlat.predictor.evaluation import fit_and_predict
 from nnlat.predictor.metrics import acc_within, accuracy_report
 from nnlat.predictor.training import TrainSettings
+from nnlat.studies.markdown import header
+from nnlat.studies.methods import METHODS, MethodContext
+from nnlat.studies.results import Results
 from nnlat.zoo.registry import NNLQP_FAMILIES
 
 # The zoo families added to NNLQP's ten for operators the ten never show: attention and
@@ -34,6 +36,27 @@ TRAINING_SETS: dict[str, tuple[str, ...]] = {
 }
 
 OnResult = Callable[["HeldOutResult"], None]
+
+
+@dataclass(frozen=True)
+class HeldOutConfig:
+    """What to evaluate.
+
+    Attributes:
+        platform: the platform of every record used.
+        methods: names registered in :data:`~nnlat.studies.methods.METHODS`.
+        training_sets: name → the zoo families trained on.
+        settings: graph networks' training (its seed also seeds the baselines).
+        config: hyper-parameters of the configurable networks (``--hidden``).
+        command: the command that ran the study, for the report.
+    """
+
+    platform: str
+    methods: tuple[str, ...]
+    training_sets: Mapping[str, Sequence[str]] = field(default_factory=lambda: TRAINING_SETS)
+    settings: TrainSettings = field(default_factory=TrainSettings)
+    config: Mapping[str, object] = field(default_factory=dict)
+    command: str = ""
 
 
 @dataclass(frozen=True)
@@ -62,46 +85,46 @@ class HeldOutResult:
     metrics: dict[str, float]
 
 
-def held_out_structures(
+def run(
+    config: HeldOutConfig,
     records: Sequence[LatencyRecord],
-    platform: str,
-    methods: Sequence[str],
-    training_sets: Mapping[str, Sequence[str]] = TRAINING_SETS,
     *,
-    settings: TrainSettings | None = None,
-    config: dict[str, object] | None = None,
     on_result: OnResult | None = None,
-) -> list[HeldOutResult]:
-    """Train every method on every training set of ``platform``; test on real-world models.
+) -> Results[HeldOutConfig, HeldOutResult]:
+    """Train every method on every training set of the platform; test on real-world models.
 
-    A training set whose families on ``platform`` are exactly an earlier set's (the broad
+    A training set whose families on the platform are exactly an earlier set's (the broad
     zoo where only NNLQP's ten were measured) is skipped rather than trained twice.
 
     Raises:
-        NnlatError: no real-world records on ``platform``, or a training set without
+        NnlatError: no real-world records on the platform, or a training set without
             records there (the message names the families to measure).
+        UnknownNameError: an unknown method.
 
     Example:
         >>> from dataclasses import replace
         >>> from nnlat.testing.records import TOY_PLATFORM, toy_records
-        >>> recs = [replace(r, family="realworld:x") if i % 4 == 0 else r
+        >>> recs = [replace(r, source="real-world", family="x") if i % 4 == 0 else r
         ...         for i, r in enumerate(toy_records())]
-        >>> [(r.training_set, len(r.models)) for r in held_out_structures(
-        ...     recs, TOY_PLATFORM, ["flops-lr"], {"toy": ["tiny"], "more": ["tiny", "vit"]})]
+        >>> sets = {"toy": ["tiny"], "more": ["tiny", "vit"]}
+        >>> study = run(HeldOutConfig(TOY_PLATFORM, ("flops-lr",), sets), recs)
+        >>> [(r.training_set, len(r.models)) for r in study.rows]
         [('toy', 3)]
     """
-    settings = settings or TrainSettings()
+    platform = config.platform
     mine = [r for r in records if r.platform == platform]
-    test = [r for r in mine if r.family.startswith(REALWORLD_PREFIX)]
+    test = [r for r in mine if r.source == REAL_WORLD]
+    zoo = [r for r in mine if r.source != REAL_WORLD]
     if not test:
         raise NnlatError(
             f"no real-world records on {platform!r}: run scripts/measure_realworld.py -p {platform}"
         )
+    context = MethodContext(settings=config.settings, config=config.config)
     results = []
     trained_on: list[set[str]] = []
-    for name, families in training_sets.items():
+    for name, families in config.training_sets.items():
         wanted = set(families)
-        train = [r for r in mine if r.family in wanted]
+        train = [r for r in zoo if r.family in wanted]
         if not train:
             raise NnlatError(
                 f"training set {name!r}: no records of {', '.join(families)} on {platform!r}"
@@ -113,14 +136,14 @@ def held_out_structures(
         seen_ops = {op for r in train for op in r.raw.op_types}
         unseen = [sorted(set(r.raw.op_types) - seen_ops) for r in test]
         measured = [r.latency_ms for r in test]
-        for method in methods:
-            predicted, _, _ = fit_and_predict(method, train, test, settings, config)
+        for method in config.methods:
+            predicted = METHODS.get(method).build(context).fit(train).predict(test)
             result = HeldOutResult(
                 training_set=name,
                 method=method,
                 platform=platform,
                 train_records=len(train),
-                models=[r.family.removeprefix(REALWORLD_PREFIX) for r in test],
+                models=[r.family for r in test],
                 unseen_ops=unseen,
                 measured_ms=measured,
                 predicted_ms=predicted.tolist(),
@@ -129,25 +152,23 @@ def held_out_structures(
             results.append(result)
             if on_result is not None:
                 on_result(result)
-    return results
+    return Results(config, results, len(mine))
 
 
-def held_out_markdown(results: Sequence[HeldOutResult], command: str) -> str:
+def render(study: Results[HeldOutConfig, HeldOutResult]) -> str:
     """The report: a summary per (training set, method) and the per-model predictions."""
+    results, command, sets = study.rows, study.config.command, study.config.training_sets
     if not results:
         return "# Held-out real-world models\n\nNo results.\n"
     first = results[0]
     lines = [
-        "# Held-out real-world models: generalisation beyond the zoo",
-        "",
-        f"Command: `{command}`",
-        "",
+        *header("Held-out real-world models: generalisation beyond the zoo", command),
         f"Platform `{first.platform}`. Each method is trained on one platform's records of a",
         "training set of zoo families and predicts real-world models of no zoo family",
         "(OCR, detection, speech LSTMs, a BERT encoder, int8 and control-flow models).",
         "Training sets: "
         + "; ".join(
-            f"`{name}` = {', '.join(TRAINING_SETS.get(name, ('?',)))}"
+            f"`{name}` = {', '.join(sets.get(name, ('?',)))}"
             for name in dict.fromkeys(r.training_set for r in results)
         )
         + ".",
@@ -156,7 +177,7 @@ def held_out_markdown(results: Sequence[HeldOutResult], command: str) -> str:
                 "Training sets not listed hold no family beyond an earlier one on this"
                 " platform, so they were not trained again."
             ]
-            if {r.training_set for r in results} != set(TRAINING_SETS)
+            if {r.training_set for r in results} != set(sets)
             else []
         ),
         "",
