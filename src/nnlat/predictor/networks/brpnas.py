@@ -72,7 +72,7 @@ class BrpnasConfig:
             sees what it reads and what reads it; ``directed`` only along the data flow.
             On LatBench's desktop-CPU cells (900 training networks) undirected edges
             raised Acc(10 %) from 91.5 % to 94.7 % and cut MAPE from 4.81 % to 3.58 %
-            (``gcn-directed`` against ``gcn`` in reports/brpnas_nb201_cells.md).
+            (``gcn-directed`` against ``gcn`` in reports/brpnas_nb201/cells/README.md).
         adjacency: ``identity`` drops every edge (each node sees only itself, the global
             node included): the ablation of Yue (2021), Table 4.
         node_features: ``random`` replaces each node's features by a fixed random vector

@@ -207,7 +207,7 @@ class Nnlp(nn.Module):
 
     def _additive(self, batch: torch.Tensor) -> torch.Tensor:
         # On one thread a network's latency is close to the sum of its kernels' (see
-        # reports/kernel_additivity.md), so each node predicts its own share: a large
+        # reports/kernel_additivity/README.md), so each node predicts its own share: a large
         # graph of small convolutions is then not mistaken for a large network, which
         # an MLP on the summed L2-normalised embeddings cannot tell apart.
         parts = [self.node_embeddings(batch)]
