@@ -24,6 +24,10 @@ import numpy as np
 from nnlat.datasets.cell_graphs import cell_records
 from nnlat.datasets.published import read_latency_table
 from nnlat.datasets.training import LatencyRecord
+from nnlat.predictor.metrics import accuracy_report
+from nnlat.predictor.predictor import Predictor, to_data
+from nnlat.predictor.training import TrainSettings, predict_log
+from nnlat.predictor.transfer import FINE_TUNE_SETTINGS, fine_tune
 from nnlat.studies.few_shot import (
     SHOTS,
     adapt,
@@ -32,10 +36,6 @@ from nnlat.studies.few_shot import (
     pretrained_cache,
     training_pool,
 )
-from nnlat.predictor.metrics import accuracy_report
-from nnlat.predictor.predictor import Predictor, to_data
-from nnlat.predictor.training import TrainSettings, predict_log
-from nnlat.predictor.transfer import FINE_TUNE_SETTINGS, fine_tune
 
 DEFAULT_BUDGETS = "all:1e-4:30:128,all:3e-4:100:16"
 

@@ -141,7 +141,9 @@ def test_each_graph_uses_its_platforms_head_and_add_head_appends_one() -> None:
 
 @pytest.fixture(scope="module")
 def trained() -> Predictor:
-    predictor, _ = Predictor.fit(toy_records(), network="kernel-sage", settings=SETTINGS, config=CONFIG)
+    predictor, _ = Predictor.fit(
+        toy_records(), network="kernel-sage", settings=SETTINGS, config=CONFIG
+    )
     return predictor
 
 

@@ -12,23 +12,23 @@ from typer.testing import CliRunner
 from nnlat.cli.main import app
 from nnlat.datasets.cell_graphs import cell_records
 from nnlat.datasets.published import LatencyTable, PublishedDataError, read_latency_table
+from nnlat.predictor.training import TrainSettings
+from nnlat.predictor.transfer import MIN_RECORDS_FOR_VALIDATION
 from nnlat.studies.few_shot import (
     LARGE_K,
+    FewShotConfig,
     FewShotError,
     adapt,
     draw_shots,
-    FewShotConfig,
-    render,
-    run,
     pool_speed,
     pretrain,
     read_results,
+    render,
+    run,
     summary,
     training_pool,
 )
-from nnlat.predictor.training import TrainSettings
 from nnlat.studies.results import Results
-from nnlat.predictor.transfer import MIN_RECORDS_FOR_VALIDATION
 from nnlat.testing.cells import ADDITIVE_MS, additive_ms, spread_archs
 
 GPU_MS = ADDITIVE_MS

@@ -39,6 +39,7 @@ class TransferConfig:
         settings: training settings (seed included).
         config: NNLP hyper-parameters.
         command: the command that ran the study, for the report.
+        plot: the plot's file name, beside the report.
     """
 
     platform: str
@@ -187,6 +188,7 @@ def render(study: Results[TransferConfig, TransferPoint]) -> str:
                 f"| {b['acc_10']:.2%} |"
             )
         lines.append("")
+    lines += [f"![MAPE and Acc(10 %) against k]({study.config.plot})", ""]
     return "\n".join(lines)
 
 
