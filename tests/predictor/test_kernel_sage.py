@@ -1,4 +1,4 @@
-"""The kernel-level GraphSAGE ("kernel-sage"): kernel subgraphs, per-kernel sums, heads, training."""
+"""The kernel-level GraphSAGE ("kernel-sage"): kernel subgraphs, per-kernel sums, training."""
 
 from __future__ import annotations
 
