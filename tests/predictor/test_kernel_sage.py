@@ -12,11 +12,12 @@ import torch
 from torch_geometric.data import Batch, Data
 
 from nnlat.features.schema import FeatureSchema
-from nnlat.predictor import Predictor, TrainSettings, evaluation
+from nnlat.predictor import Predictor, TrainSettings
 from nnlat.predictor.metrics import mape
 from nnlat.predictor.networks.kernel_sage import KernelSage, KernelSageConfig
 from nnlat.predictor.predictor import NETWORKS, to_data
 from nnlat.predictor.transfer import fine_tune
+from nnlat.studies.methods import METHODS, MethodContext
 from nnlat.testing.records import TOY_PLATFORM, toy_records
 
 NODE_DIM, GLOBAL_DIM, HIDDEN = 5, 3, 16
@@ -200,7 +201,7 @@ def test_fine_tuning_to_a_new_platform_copies_the_correction(trained: Predictor)
     assert np.isfinite(tuned.predict_raw([r.raw for r in new], "slow-platform")).all()
 
 
-def test_evaluation_fits_tpu_with_the_callers_hidden_width(
+def test_the_kernel_sage_method_takes_the_studys_hidden_width(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     seen: list[dict[str, object]] = []
@@ -213,9 +214,7 @@ def test_evaluation_fits_tpu_with_the_callers_hidden_width(
     monkeypatch.setattr(Predictor, "fit", classmethod(spy))
     records = toy_records()
     settings = TrainSettings(epochs=3, valid_fraction=0.25, device="cpu")
-    predicted, fit_s, predict_s = evaluation.fit_and_predict(
-        "kernel-sage", records[:8], records[8:], settings, config={"hidden": 8}
-    )
+    context = MethodContext(settings, config={"hidden": 8})
+    predicted = METHODS.get("kernel-sage").build(context).fit(records[:8]).predict(records[8:])
     assert seen == [{"hidden": 8}]
     assert predicted.shape == (4,) and np.isfinite(predicted).all() and (predicted > 0).all()
-    assert fit_s > 0 and predict_s > 0
