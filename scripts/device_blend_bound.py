@@ -29,9 +29,9 @@ import numpy as np
 from supervised_ceiling import report_main  # this folder: run as python scripts/…
 
 from nnlat.datasets.published import read_latency_table
-from nnlat.predictor.few_shot import SHOTS, draw_shots, training_pool
 from nnlat.predictor.metrics import acc_within
 from nnlat.predictor.transfer import closest_up_to_factor
+from nnlat.studies.few_shot import SHOTS, draw_shots, training_pool
 
 STRENGTHS = (0.01, 0.1, 1.0, 10.0)  # ridge penalties tried, per shot
 

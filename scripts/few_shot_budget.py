@@ -7,7 +7,7 @@ For each target device (left out of pre-training with its other batch sizes, as 
 the adapted predictor on the target's architectures after the largest k, for the plain
 shift and for fine-tuning budgets written ``PART:LR:EPOCHS:BATCH`` (``all`` or
 ``heads``; a validation share of 20 % for early stopping from 20 shots on). This is how
-the two budgets of :func:`nnlat.predictor.few_shot.adapt_settings` were chosen, on the
+the two budgets of :func:`nnlat.studies.few_shot.adapt_settings` were chosen, on the
 development targets silver_4114 and pixel3 only; the study itself judges them on every
 device.
 """
@@ -24,7 +24,11 @@ import numpy as np
 from nnlat.datasets.cell_graphs import cell_records
 from nnlat.datasets.published import read_latency_table
 from nnlat.datasets.training import LatencyRecord
-from nnlat.predictor.few_shot import (
+from nnlat.predictor.metrics import accuracy_report
+from nnlat.predictor.predictor import Predictor, to_data
+from nnlat.predictor.training import TrainSettings, predict_log
+from nnlat.predictor.transfer import FINE_TUNE_SETTINGS, fine_tune
+from nnlat.studies.few_shot import (
     SHOTS,
     adapt,
     draw_shots,
@@ -32,10 +36,6 @@ from nnlat.predictor.few_shot import (
     pretrained_cache,
     training_pool,
 )
-from nnlat.predictor.metrics import accuracy_report
-from nnlat.predictor.predictor import Predictor, to_data
-from nnlat.predictor.training import TrainSettings, predict_log
-from nnlat.predictor.transfer import FINE_TUNE_SETTINGS, fine_tune
 
 DEFAULT_BUDGETS = "all:1e-4:30:128,all:3e-4:100:16"
 

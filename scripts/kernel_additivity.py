@@ -9,9 +9,9 @@ of its own (``nnlat.graph.extract``), times the whole model and each kernel alon
 the same protocol on the same platform, and compares the model latency with the sum of
 its kernels' median latencies.
 
-Writes ``reports/kernel_additivity.csv`` (one row per model; appended as it goes, so a
-stopped run resumes where it stopped), ``reports/kernel_additivity.md`` (per-family
-ratio and linear fit) and ``reports/kernel_additivity.png`` (the scatter plot).
+Writes, in the report folder ``reports/kernel_additivity/``, ``kernels.csv`` (one row per
+model; appended as it goes, so a stopped run resumes where it stopped), ``README.md``
+(per-family ratio and linear fit) and ``plot.png`` (the scatter plot).
 """
 
 from __future__ import annotations
@@ -130,10 +130,10 @@ def write_report(rows: list[dict[str, str]], out: Path, platform: str, command: 
         "",
         f"{above} of {len(everything)} models lie above y = x (kernel sum > model latency).",
         "",
-        "![scatter](kernel_additivity.png)",
+        "![scatter](plot.png)",
     ]
-    out.with_suffix(".md").write_text("\n".join(lines) + "\n")
-    plot(by_family, out.with_suffix(".png"), platform)
+    (out / "README.md").write_text("\n".join(lines) + "\n")
+    plot(by_family, out / "plot.png", platform)
 
 
 def plot(by_family: dict[str, list[tuple[float, float]]], path: Path, platform: str) -> None:
@@ -165,12 +165,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("reports/kernel_additivity"))
     args = parser.parse_args()
     platform = args.platform or reference_platform().name
-    csv_path = args.out.with_suffix(".csv")
-    csv_path.parent.mkdir(parents=True, exist_ok=True)
+    csv_path = args.out / "kernels.csv"
+    args.out.mkdir(parents=True, exist_ok=True)
     collect(csv_path, args.families.split(","), args.per_family, platform)
     command = "taskset -c 0 python scripts/kernel_additivity.py " + " ".join(sys.argv[1:])
     write_report(read_rows(csv_path), args.out, platform, command.strip())
-    print(f"wrote {args.out.with_suffix('.md')} and {args.out.with_suffix('.png')}")
+    print(f"wrote {args.out / 'README.md'} and {args.out / 'plot.png'}")
 
 
 if __name__ == "__main__":

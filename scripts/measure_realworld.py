@@ -4,7 +4,8 @@ Run:  taskset -c 0 python scripts/measure_realworld.py --db URL -p PLATFORM [-p 
 
 These graphs belong to no zoo family: they are the held-out set on which predictors
 trained on the zoo are checked for generalisation (issue 4). Each model is stored with
-its ONNX and the family ``realworld:<name>``; rerunning skips what is stored.
+its ONNX and the family ``realworld:<name>`` (the stored form; records read it back as
+source ``real-world``, family ``<name>``); rerunning skips what is stored.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 `nnlat eval held-out` trains afresh on zoo families; this script judges predictors that
 already exist (the shipped one, a retrained candidate) on the same held-out records
-(family ``realworld:*``, measured by ``scripts/measure_realworld.py``), which no saved
+(records of source ``real-world``, measured by ``scripts/measure_realworld.py``), which no saved
 predictor trains on (``nnlat train`` leaves them out).
 
     python scripts/realworld_error.py src/nnlat/predictor/pretrained /tmp/candidate \
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from nnlat.datasets.training import REALWORLD_PREFIX, default_cache_dir, load_records
+from nnlat.datasets.training import REAL_WORLD, default_cache_dir, load_records
 from nnlat.predictor.metrics import acc_within, mape
 from nnlat.predictor.predictor import Predictor
 from nnlat.store.store import Store
@@ -29,11 +29,11 @@ def main() -> None:
     """Parse the arguments and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("predictors", nargs="+", type=Path, help="saved predictor directories")
-    parser.add_argument("--db", required=True, help="database URL holding realworld:* records")
+    parser.add_argument("--db", required=True, help="database URL holding the real-world models")
     args = parser.parse_args()
 
     records = load_records(Store.open(args.db), cache_dir=default_cache_dir())
-    realworld = [r for r in records if r.family.startswith(REALWORLD_PREFIX)]
+    realworld = [r for r in records if r.source == REAL_WORLD]
     predictors = {path: Predictor.load(path) for path in args.predictors}
     for platform in sorted({r.platform for r in realworld}):
         test = [r for r in realworld if r.platform == platform]
@@ -52,7 +52,7 @@ def main() -> None:
             )
         for i, record in enumerate(test):
             cells = [f"{p[i]:.3g} ({p[i] / measured[i] - 1:+.0%})" for p in predictions.values()]
-            name = record.family.removeprefix(REALWORLD_PREFIX)
+            name = record.family
             print(f"    {name:28s} {measured[i]:8.3g} ms  " + "  ".join(cells))
 
 

@@ -4,12 +4,12 @@ Run:  python scripts/supervised_ceiling.py FILE.csv --space nas-bench-201 [--out
 
 For every device column: train on 900 of the device's own latencies (100 more for
 validation), test on the architectures after the first 1,000 of the draw — the BRP-NAS
-protocol of :mod:`nnlat.predictor.brpnas_study` on cell graphs — and print Acc(5/10 %),
+protocol of :mod:`nnlat.studies.brpnas` on cell graphs — and print Acc(5/10 %),
 MAPE and Spearman. Few-shot adaptation (``nnlat eval few-shot``) sees k ≤ 100 latencies
 of a device, so this fully supervised figure bounds what it can hope for: a device whose
 repeated measurements scatter by more than 10 % cannot be predicted within 10 % by
-anything. ``--methods`` takes the study's method names (default: XGBoost on the one-hot
-cell, NAS-Bench-201 only; ``nnlp`` works for both spaces).
+anything. ``--methods`` takes registered method names (default: ``cell-xgboost``, XGBoost
+on the one-hot cell, NAS-Bench-201 only; ``nnlp`` works for both spaces).
 """
 
 from __future__ import annotations
@@ -19,11 +19,15 @@ import statistics
 from collections.abc import Callable
 from pathlib import Path
 
-from nnlat.cli.output import comma_list
 from nnlat.datasets.cell_graphs import cell_archs, cell_records
 from nnlat.datasets.published import read_latency_table
 from nnlat.errors import NnlatError
-from nnlat.predictor.brpnas_study import brpnas_study
+from nnlat.studies.brpnas import BrpnasStudyConfig, run
+
+
+def comma_list(text: str) -> list[str]:
+    """The items of a comma-separated option."""
+    return [item.strip() for item in text.split(",") if item.strip()]
 
 
 def ceiling_lines(path: Path, space: str, methods: list[str], seeds: list[int]) -> list[str]:
@@ -43,7 +47,8 @@ def ceiling_lines(path: Path, space: str, methods: list[str], seeds: list[int]) 
     ]
     for device in table.devices:
         records = cell_records(table, device.column)
-        results = brpnas_study(records, archs, methods, seeds, (900,), largest=900)
+        config = BrpnasStudyConfig(tuple(methods), tuple(seeds), (900,), largest=900)
+        results = run(config, records, archs).rows
         for method in methods:
             group = [r for r in results if r.method == method]
             mean = {k: statistics.mean(r.metrics[k] for r in group) for k in group[0].metrics}
@@ -87,7 +92,7 @@ def main() -> None:
     report_main(
         __doc__,
         lambda args: ceiling_lines(args.file, args.space, args.methods, args.seeds),
-        lambda parser: parser.add_argument("--methods", default=["xgboost"], type=comma_list),
+        lambda parser: parser.add_argument("--methods", default=["cell-xgboost"], type=comma_list),
     )
 
 

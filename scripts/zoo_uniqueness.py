@@ -1,7 +1,7 @@
 """Report: how many structurally distinct variants each family yields.
 
 Run:  python scripts/zoo_uniqueness.py [--draws 300] [--families a,b]
-          [--out reports/zoo_uniqueness.md]
+          [--out reports/zoo_uniqueness/README.md]
 
 For each family, draws configurations with the seeded sampler, exports and hashes each
 one, and counts distinct configurations and distinct graph hashes. A family can supply
@@ -25,7 +25,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--draws", type=int, default=300)
     parser.add_argument("--families", default=",".join(FAMILY_MODULES))
-    parser.add_argument("--out", type=Path, default=Path("reports/zoo_uniqueness.md"))
+    parser.add_argument("--out", type=Path, default=Path("reports/zoo_uniqueness/README.md"))
     args = parser.parse_args()
     rows = []
     for name in args.families.split(","):

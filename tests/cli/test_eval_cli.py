@@ -65,10 +65,10 @@ def test_unseen_structure_and_ablation_write_reports(env: dict[str, str], tmp_pa
         "-o",
         str(out),
     )
-    text = out.with_suffix(".md").read_text()
+    text = (out / "README.md").read_text()
     assert "| squeezenet |" in text and "| flops-lr | nnlp |" in text
-    assert out.with_suffix(".png").stat().st_size > 0
-    assert len(out.with_suffix(".jsonl").read_text().splitlines()) == 4
+    assert (out / "plot.png").stat().st_size > 0
+    assert len((out / "results.jsonl").read_text().splitlines()) == 4
     run(
         env,
         "ablation",
@@ -81,9 +81,9 @@ def test_unseen_structure_and_ablation_write_reports(env: dict[str, str], tmp_pa
         "-o",
         str(tmp_path / "ab"),
     )
-    ablation = (tmp_path / "ab.md").read_text()
+    ablation = (tmp_path / "ab" / "README.md").read_text()
     assert ablation.startswith("# Ablation") and "nnlp-wo-gnn" in ablation
-    assert "](ab.png)" in ablation
+    assert "](plot.png)" in ablation
 
 
 def test_report_only_trains_nothing_and_names_missing_folds(
@@ -93,10 +93,11 @@ def test_report_only_trains_nothing_and_names_missing_folds(
     common = ["unseen-structure", "-p", PLATFORMS[0], "--epochs", "2", "-o", str(out)]
     run(env, *common, "-m", "flops-lr")
     run(env, *common, "-m", "nnlp", "-f", "alexnet")
-    saved = out.with_suffix(".jsonl").read_text()
-    run(env, *common, "-m", "flops-lr,nnlp,flops-macs-lr", "--report-only")
-    assert out.with_suffix(".jsonl").read_text() == saved  # nothing was fitted
-    text = out.with_suffix(".md").read_text()
+    saved = (out / "results.jsonl").read_text()
+    report = ["-f", "alexnet,squeezenet", "--report-only"]  # families: no database read
+    run(env, *common, "-m", "flops-lr,nnlp,flops-macs-lr", *report, "--db", "sqlite://")
+    assert (out / "results.jsonl").read_text() == saved  # nothing was fitted
+    text = (out / "README.md").read_text()
     assert "| flops-lr | nnlp | flops-macs-lr |" in text
     assert "| squeezenet | " in text and " % | – | – |" in text
     assert "Folds not run: nnlp on squeezenet; flops-macs-lr on alexnet, squeezenet." in text
@@ -108,7 +109,7 @@ def test_report_only_trains_nothing_and_names_missing_folds(
 
 def test_multi_platform_and_transfer_write_reports(env: dict[str, str], tmp_path: Path) -> None:
     run(env, "multi-platform", "--epochs", "1", "-o", str(tmp_path / "mp"))
-    assert "multi-head" in (tmp_path / "mp.md").read_text()
+    assert "multi-head" in (tmp_path / "mp" / "README.md").read_text()
     run(
         env,
         "transfer",
@@ -125,7 +126,8 @@ def test_multi_platform_and_transfer_write_reports(env: dict[str, str], tmp_path
         "-o",
         str(tmp_path / "tr"),
     )
-    text = (tmp_path / "tr.md").read_text()
+    text = (tmp_path / "tr" / "README.md").read_text()
+    assert (tmp_path / "tr" / "plot.png").stat().st_size > 0
     assert "## family:alexnet" in text and f"## platform:{PLATFORMS[1]}" in text
     # repeatable options are written once per value, as typed
     assert f"--family alexnet --target-platform {PLATFORMS[1]}" in text
@@ -136,7 +138,7 @@ def test_held_out_trains_on_zoo_sets_and_tests_on_realworld(
 ) -> None:
     out = tmp_path / "ho"
     run(env, "held-out", "-p", PLATFORMS[0], "-m", "flops-lr,nnlp", "--epochs", "1", "-o", str(out))
-    text = out.with_suffix(".md").read_text()
+    text = (out / "README.md").read_text()
     for row in ("| nnlqp10 | 12 | flops-lr |", "| nnlqp10 | 12 | nnlp |", "| t4 |", "| t8 |"):
         assert row in text
     # The fixture measured no broad-zoo family: training on it again would add nothing.

@@ -103,6 +103,7 @@ def test_single_column_file_names_its_device_and_fills_the_feature_cache(
     assert len(list(cache.glob("*.npz"))) == 2
     records = load_records(store, cache_dir=cache)
     assert sorted(r.latency_ms for r in records) == [3.9, 7.06]
+    assert {(r.source, r.family) for r in records} == {("imported", "nasbench201")}
     assert len(list(cache.glob("*.npz"))) == 2  # read from the cache, none rebuilt
 
 

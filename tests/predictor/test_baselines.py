@@ -11,16 +11,10 @@ import pytest
 from nnlat.datasets.training import LatencyRecord
 from nnlat.errors import NnlatError
 from nnlat.features import GRAPH_COLUMNS, RawFeatures, raw_features
-from nnlat.predictor.models.baselines import (
-    BASELINES,
-    KERNEL_COLUMNS,
-    MIN_LATENCY_MS,
-    FlopsLinear,
-    FlopsMacsLinear,
-    GraphXGBoost,
-    KernelForest,
-    kernel_features,
-)
+from nnlat.predictor.baselines.base import MIN_LATENCY_MS
+from nnlat.predictor.baselines.gradient_boosting import GraphXGBoost
+from nnlat.predictor.baselines.kernel_forest import KERNEL_COLUMNS, KernelForest, kernel_features
+from nnlat.predictor.baselines.linear import FlopsLinear, FlopsMacsLinear
 from nnlat.zoo.generate import generate_variants
 
 N_GRAPHS = 30
@@ -74,19 +68,26 @@ def op_mix(raws: list[RawFeatures]) -> tuple[list, list]:
     return records[:N_TRAIN], records[N_TRAIN:]
 
 
+BASELINES: dict[str, type] = {
+    "flops-lr": FlopsLinear,
+    "flops-macs-lr": FlopsMacsLinear,
+    "nn-meter": KernelForest,
+    "xgboost": GraphXGBoost,
+}
+
+
 def _make(name: str, **kwargs: object) -> object:
     return BASELINES[name](**{**FAST.get(name, {}), **kwargs})
 
 
-def test_registry_names_match_classes() -> None:
-    expected = {
-        "flops-lr": FlopsLinear,
-        "flops-macs-lr": FlopsMacsLinear,
-        "nn-meter": KernelForest,
-        "xgboost": GraphXGBoost,
-    }
-    assert expected == BASELINES
-    assert all(cls.name == name for name, cls in BASELINES.items())
+@pytest.mark.parametrize("name", sorted(BASELINES))
+def test_init_only_stores_parameters_and_fit_creates_the_fitted_state(
+    name: str, op_mix: tuple[list, list]
+) -> None:
+    model = _make(name)
+    assert not [k for k in vars(model) if k.endswith("_")]
+    assert model.fit(op_mix[0]) is model
+    assert [k for k in vars(model) if k.endswith("_")]
 
 
 def test_flops_linear_recovers_slope(raws: list[RawFeatures]) -> None:
@@ -146,8 +147,8 @@ def test_learned_baselines_beat_a_constant(name: str, op_mix: tuple[list, list])
 @pytest.mark.parametrize("name", ["nn-meter", "xgboost"])
 def test_seed_makes_fits_repeatable(name: str, op_mix: tuple[list, list]) -> None:
     train, held_out = op_mix
-    first = _make(name, seed=3).fit(train).predict(held_out)
-    second = _make(name, seed=3).fit(train).predict(held_out)
+    first = _make(name, random_state=3).fit(train).predict(held_out)
+    second = _make(name, random_state=3).fit(train).predict(held_out)
     np.testing.assert_array_equal(first, second)
 
 

@@ -74,7 +74,7 @@ def old_predict(p: Predictor, graphs: list[RawFeatures], heads: list[int]) -> np
     return np.exp(predict_log(p.net, data, batch_size=4))
 
 
-@pytest.mark.parametrize("network", ["nnlp", "brpnas", "tpu"])
+@pytest.mark.parametrize("network", ["nnlp", "brpnas", "kernel-sage"])
 def test_batched_predictions_equal_the_per_graph_path(network: str) -> None:
     p, graphs = predictor(network), raws()
     for head, platform in enumerate(PLATFORMS):
@@ -92,7 +92,7 @@ def test_batched_predictions_equal_the_per_graph_path(network: str) -> None:
     )
 
 
-@pytest.mark.parametrize("network", ["nnlp", "brpnas", "tpu"])
+@pytest.mark.parametrize("network", ["nnlp", "brpnas", "kernel-sage"])
 def test_no_graphs_give_empty_predictions(network: str) -> None:
     p = predictor(network)
     assert p.predict_raw([], PLATFORMS[0]).shape == (0,)
@@ -101,7 +101,7 @@ def test_no_graphs_give_empty_predictions(network: str) -> None:
 
 
 def test_to_batch_equals_pyg_collation() -> None:
-    p, graphs = predictor("tpu"), raws()
+    p, graphs = predictor("kernel-sage"), raws()
     heads = np.arange(len(graphs)) % 3
     ours = to_batch(p.schema, graphs, heads)
     theirs = Batch.from_data_list(

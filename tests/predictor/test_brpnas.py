@@ -13,7 +13,7 @@ from nnlat.datasets.cell_graphs import nasbench201_cell
 from nnlat.datasets.training import LatencyRecord
 from nnlat.predictor import Predictor, TrainSettings
 from nnlat.predictor.metrics import mape
-from nnlat.predictor.models.brpnas import BrpnasConfig, BrpnasGcn, add_global_nodes
+from nnlat.predictor.networks.brpnas import BrpnasConfig, BrpnasGcn, add_global_nodes
 from nnlat.predictor.predictor import NETWORKS, to_data
 from nnlat.testing.cells import cell_arch
 from nnlat.testing.records import TOY_PLATFORM, toy_records

@@ -1,4 +1,4 @@
-"""The kernel-level GraphSAGE ("tpu"): kernel subgraphs, per-kernel sums, heads, training."""
+"""The kernel-level GraphSAGE ("kernel-sage"): kernel subgraphs, per-kernel sums, training."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ import torch
 from torch_geometric.data import Batch, Data
 
 from nnlat.features.schema import FeatureSchema
-from nnlat.predictor import Predictor, TrainSettings, evaluation
+from nnlat.predictor import Predictor, TrainSettings
 from nnlat.predictor.metrics import mape
-from nnlat.predictor.models.kernel_sage import KernelSage, KernelSageConfig
+from nnlat.predictor.networks.kernel_sage import KernelSage, KernelSageConfig
 from nnlat.predictor.predictor import NETWORKS, to_data
 from nnlat.predictor.transfer import fine_tune
+from nnlat.studies.methods import METHODS, MethodContext
 from nnlat.testing.records import TOY_PLATFORM, toy_records
 
 NODE_DIM, GLOBAL_DIM, HIDDEN = 5, 3, 16
@@ -61,7 +62,7 @@ def without_edge(g: Data, edge: tuple[int, int]) -> Data:
 
 
 def test_registered_with_the_requested_defaults() -> None:
-    spec = NETWORKS.get("tpu")
+    spec = NETWORKS.get("kernel-sage")
     config = spec.config_type(node_dim=4, global_dim=2, platforms=1)
     assert (config.hidden, config.layers, config.dropout) == (128, 3, 0.05)
     assert isinstance(spec.build(config), KernelSage)
@@ -141,7 +142,9 @@ def test_each_graph_uses_its_platforms_head_and_add_head_appends_one() -> None:
 
 @pytest.fixture(scope="module")
 def trained() -> Predictor:
-    predictor, _ = Predictor.fit(toy_records(), network="tpu", settings=SETTINGS, config=CONFIG)
+    predictor, _ = Predictor.fit(
+        toy_records(), network="kernel-sage", settings=SETTINGS, config=CONFIG
+    )
     return predictor
 
 
@@ -150,11 +153,11 @@ def test_training_beats_its_initialisation_and_a_constant(trained: Predictor) ->
     measured = np.array([r.latency_ms for r in records])
     torch.manual_seed(SETTINGS.seed)  # the initial weights Predictor.fit started from
     initial = Predictor(
-        trained.schema, KernelSage(trained.net.config), "tpu", trained.platforms
+        trained.schema, KernelSage(trained.net.config), "kernel-sage", trained.platforms
     ).predict_records(records)
     predicted = trained.predict_records(records)
     constant = np.full_like(measured, np.exp(np.mean(np.log(measured))))
-    assert trained.network == "tpu" and isinstance(trained.net, KernelSage)
+    assert trained.network == "kernel-sage" and isinstance(trained.net, KernelSage)
     assert mape(measured, predicted) < 0.5 * mape(measured, initial)
     assert mape(measured, predicted) < 0.5 * mape(measured, constant)
 
@@ -163,7 +166,7 @@ def test_save_and_load_give_the_same_predictions(trained: Predictor, tmp_path: P
     raws = [r.raw for r in toy_records()]
     trained.save(tmp_path / "p")
     loaded = Predictor.load(tmp_path / "p")
-    assert loaded.network == "tpu" and loaded.net.config == trained.net.config
+    assert loaded.network == "kernel-sage" and loaded.net.config == trained.net.config
     np.testing.assert_array_equal(
         loaded.predict_raw(raws, TOY_PLATFORM), trained.predict_raw(raws, TOY_PLATFORM)
     )
@@ -198,7 +201,7 @@ def test_fine_tuning_to_a_new_platform_copies_the_correction(trained: Predictor)
     assert np.isfinite(tuned.predict_raw([r.raw for r in new], "slow-platform")).all()
 
 
-def test_evaluation_fits_tpu_with_the_callers_hidden_width(
+def test_the_kernel_sage_method_takes_the_studys_hidden_width(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     seen: list[dict[str, object]] = []
@@ -211,9 +214,7 @@ def test_evaluation_fits_tpu_with_the_callers_hidden_width(
     monkeypatch.setattr(Predictor, "fit", classmethod(spy))
     records = toy_records()
     settings = TrainSettings(epochs=3, valid_fraction=0.25, device="cpu")
-    predicted, fit_s, predict_s = evaluation.fit_and_predict(
-        "tpu", records[:8], records[8:], settings, config={"hidden": 8}
-    )
+    context = MethodContext(settings, config={"hidden": 8})
+    predicted = METHODS.get("kernel-sage").build(context).fit(records[:8]).predict(records[8:])
     assert seen == [{"hidden": 8}]
     assert predicted.shape == (4,) and np.isfinite(predicted).all() and (predicted > 0).all()
-    assert fit_s > 0 and predict_s > 0

@@ -148,7 +148,7 @@ def test_cli_trains_on_the_database_then_predicts(tmp_path: Path) -> None:
 def fresh_nnlp(**overrides: Any) -> tuple[Any, Any]:
     """An untrained NNLP (one head) on the toy records' features, and one toy graph."""
     from nnlat.features.schema import FeatureSchema
-    from nnlat.predictor.models.nnlp import Nnlp, NnlpConfig
+    from nnlat.predictor.networks.nnlp import Nnlp, NnlpConfig
     from nnlat.predictor.predictor import to_data
 
     records = toy_records()
@@ -225,7 +225,7 @@ def test_inference_aggregates_through_a_sparse_matrix_what_training_does_through
 
     from nnlat.features import raw_features
     from nnlat.features.schema import FeatureSchema
-    from nnlat.predictor.models.nnlp import Nnlp, NnlpConfig
+    from nnlat.predictor.networks.nnlp import Nnlp, NnlpConfig
     from nnlat.predictor.predictor import to_data
     from nnlat.zoo.generate import generate_variants
 
@@ -264,7 +264,7 @@ def test_a_batch_size_unseen_in_training_gets_a_finite_prediction() -> None:
 def test_a_network_that_cannot_work_is_refused_with_the_reason(
     overrides: dict[str, object], complaint: str
 ) -> None:
-    from nnlat.predictor.models.nnlp import Nnlp, NnlpConfig
+    from nnlat.predictor.networks.nnlp import Nnlp, NnlpConfig
 
     with pytest.raises(ValueError, match=complaint):
         Nnlp(NnlpConfig(node_dim=4, global_dim=2, platforms=1, **overrides))

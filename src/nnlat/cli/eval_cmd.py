@@ -1,148 +1,96 @@
-"""``nnlat eval``: evaluation protocols that write tables and plots into ``reports/``.
+"""``nnlat eval``: run a study of :mod:`nnlat.studies` and write its report folder.
 
-Each command loads the database's records (features cached), runs one protocol of the
-NNLQP paper and writes ``STEM.md`` (with the command that made it), ``STEM.png`` and,
-where results accumulate, ``STEM.jsonl`` (rerunning resumes).
+Each command parses its options into the study's config, calls ``run`` and ``render``,
+and writes ``OUT/README.md`` (with the command that made it), the plot and, where
+results accumulate, ``OUT/results.jsonl`` (rerunning resumes; ``--report-only`` rebuilds
+the report from it without the database).
 """
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import Progress
 
+from nnlat.cli import published_eval_cmd  # noqa: F401  (registers its commands on app)
 from nnlat.cli.db_cmd import DbUrlOption
+from nnlat.cli.eval_options import (
+    EpochsOption,
+    FamiliesOption,
+    MethodsOption,
+    OutOption,
+    PlatformOption,
+    ReportOnlyOption,
+    SeedOption,
+    app,
+    command_line,
+    ints,
+    load_records,
+    platform_or_reference,
+    train_settings,
+)
 from nnlat.cli.output import comma_list, progress_bar, stdout, user_errors
 from nnlat.cli.predict_cmd import HiddenOption, TrainBatchOption, hidden_config
-from nnlat.predictor.training import TrainSettings
 
-app = typer.Typer(help="Evaluate predictors on the database; write reports.")
+__all__ = ["app"]
 
-DEFAULT_METHODS = "nnlp,brpnas,flops-lr,flops-macs-lr,nn-meter,tpu,xgboost"
-PlatformOption = Annotated[
-    str | None,
-    typer.Option("--platform", "-p", help="Platform to evaluate (default: reference)."),
-]
-EpochsOption = Annotated[int, typer.Option("--epochs", min=1, help="Most training epochs.")]
-SeedOption = Annotated[int, typer.Option("--seed", help="Seed of splits and training.")]
-FamiliesOption = Annotated[
-    str | None, typer.Option("--families", "-f", help="Held-out families (default: all).")
-]
-OutOption = Annotated[Path, typer.Option("--out", "-o", help="Report path stem.")]
-MethodsOption = Annotated[str, typer.Option("--methods", "-m", help="Comma-separated methods.")]
-ReportOnlyOption = Annotated[
-    bool,
-    typer.Option(
-        "--report-only",
-        help="Train nothing: rebuild the report from the results STEM.jsonl already holds.",
-    ),
-]
+DEFAULT_METHODS = "nnlp,brpnas,flops-lr,flops-macs-lr,nn-meter,kernel-sage,xgboost"
+REPORT = "README.md"
+RESULTS = "results.jsonl"
+PLOT = "plot.png"
 
 
-def _command(ctx: typer.Context) -> str:
-    """The running command as a user would type it: options that differ from their defaults.
-
-    Read from the command's context rather than ``sys.argv``, which is the test runner's
-    under ``CliRunner``. ``--db`` is left out: it may carry credentials.
-    """
-    words = ["nnlat", *ctx.command_path.split()[1:]]
-    for param in ctx.command.params:
-        value = ctx.params.get(param.name or "")
-        if param.name == "db" or value is None or value == param.default or not param.opts:
-            continue
-        flag = param.opts[0]
-        if isinstance(value, bool):
-            words.append(flag if value else (param.secondary_opts or [flag])[0])
-        elif isinstance(value, list | tuple):  # a repeatable option: once per value
-            words += [word for item in value for word in (flag, str(item))]
-        else:
-            words += [flag, str(value)]
-    return shlex.join(words)
-
-
-def _records(
-    db: str | None, platforms: list[str] | None, progress: Progress, realworld: bool = False
-) -> list:  # type: ignore[type-arg]
-    """The database's records; the held-out real-world models only if ``realworld``."""
-    from nnlat.datasets.training import default_cache_dir, load_records, without_realworld
-    from nnlat.store import Store
-
-    task = progress.add_task("features", total=None)
-    with Store.open(db) as store:
-        records = load_records(
-            store,
-            platforms,
-            cache_dir=default_cache_dir(),
-            on_record=lambda done, total: progress.update(task, completed=done, total=total),
-        )
-    return records if realworld else without_realworld(records)
-
-
-def _platform(platform: str | None) -> str:
-    from nnlat.measure.runner import reference_platform
-
-    return platform or reference_platform().name
-
-
-def _settings(epochs: int, seed: int, train_batch: int) -> TrainSettings:
-    return TrainSettings(epochs=epochs, seed=seed, batch_size=train_batch)
+def _write(out: Path, markdown: str) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / REPORT).write_text(markdown)
+    stdout.print(f"wrote {out / REPORT}")
 
 
 def _leave_one_out(
     ctx: typer.Context,
-    methods: list[str],
+    methods: tuple[str, ...],
     platform: str | None,
     families: str | None,
-    settings: TrainSettings,
-    config: dict[str, object] | None,
+    epochs: int,
+    seed: int,
+    hidden: int | None,
+    train_batch: int,
     out: Path,
     db: str | None,
-    report_only: bool = False,
-    title: str | None = None,
+    report_only: bool,
+    title: str,
 ) -> None:
-    from nnlat.predictor.evaluation import unseen_structure
-    from nnlat.predictor.report import (
-        UNSEEN_STRUCTURE_TITLE,
-        scatter_plot,
-        unseen_structure_markdown,
-    )
+    from nnlat.studies import unseen_structure as study
 
-    held = comma_list(families) or None
+    held = tuple(comma_list(families)) or None
     with user_errors():
-        name = _platform(platform)
+        name = platform_or_reference(platform)
+        config = study.UnseenStructureConfig(
+            platform=name,
+            methods=methods,
+            families=held,
+            settings=train_settings(epochs, seed, train_batch),
+            config=hidden_config(hidden) or {},
+            results_path=out / RESULTS,
+            fit_missing=not report_only,
+            title=title,
+            command=command_line(ctx),
+            plot=PLOT,
+        )
         with progress_bar() as progress:
-            records = _records(db, [name], progress)
+            records = [] if report_only else load_records(db, [name], progress)
             folds = len(held or {r.family for r in records}) * len(methods)
             fold_task = progress.add_task("folds", total=folds)
-            results = unseen_structure(
+            results = study.run(
+                config,
                 records,
-                name,
-                methods,
-                families=held,
-                settings=settings,
-                config=config,
-                results_path=out.with_suffix(".jsonl"),
-                fit_missing=not report_only,
                 on_result=lambda r: progress.update(
                     fold_task, advance=1, description=f"{r.method} without {r.family}"
                 ),
             )
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.with_suffix(".md").write_text(
-            unseen_structure_markdown(
-                results,
-                _command(ctx),
-                methods,
-                held or sorted({r.family for r in records}),
-                title or UNSEEN_STRUCTURE_TITLE,
-                out.with_suffix(".png").name,
-            )
-        )
-        scatter_plot(results, methods[0], out.with_suffix(".png"))
-    stdout.print(f"wrote {out.with_suffix('.md')} and {out.with_suffix('.png')}")
+        _write(out, study.render(results))
+        study.scatter_plot(results.rows, methods[0], out / PLOT)
 
 
 @app.command("unseen-structure")
@@ -160,10 +108,13 @@ def unseen_structure_command(
     db: DbUrlOption = None,
 ) -> None:
     """Leave one family out: train on the others, test on it (NNLQP Table 3)."""
-    chosen = comma_list(methods)
-    settings = _settings(epochs, seed, train_batch)
-    config = hidden_config(hidden)
-    _leave_one_out(ctx, chosen, platform, families, settings, config, out, db, report_only)
+    from nnlat.studies.unseen_structure import UNSEEN_STRUCTURE_TITLE
+
+    chosen = tuple(comma_list(methods))
+    _leave_one_out(
+        ctx, chosen, platform, families, epochs, seed, hidden, train_batch, out, db,
+        report_only, UNSEEN_STRUCTURE_TITLE,
+    )  # fmt: skip
 
 
 @app.command("ablation")
@@ -180,15 +131,12 @@ def ablation_command(
     db: DbUrlOption = None,
 ) -> None:
     """NNLP without node features / GNN / static features, left one family out (Table 4)."""
-    from nnlat.predictor.evaluation import ABLATION_METHODS
-    from nnlat.predictor.report import ABLATION_TITLE
+    from nnlat.studies.unseen_structure import ABLATION_METHODS, ABLATION_TITLE
 
-    settings = _settings(epochs, seed, train_batch)
-    config = hidden_config(hidden)
-    methods = list(ABLATION_METHODS)
     _leave_one_out(
-        ctx, methods, platform, families, settings, config, out, db, report_only, ABLATION_TITLE
-    )
+        ctx, ABLATION_METHODS, platform, families, epochs, seed, hidden, train_batch, out, db,
+        report_only, ABLATION_TITLE,
+    )  # fmt: skip
 
 
 @app.command("multi-platform")
@@ -202,19 +150,17 @@ def multi_platform_command(
     db: DbUrlOption = None,
 ) -> None:
     """One multi-head predictor against one predictor per platform (NNLQP Table 6)."""
-    from nnlat.predictor.multi_platform import multi_platform, multi_platform_markdown
+    from nnlat.studies import multi_platform as study
 
     with user_errors():
+        config = study.MultiPlatformConfig(
+            settings=train_settings(epochs, seed, train_batch),
+            config=hidden_config(hidden) or {},
+            command=command_line(ctx),
+        )
         with progress_bar() as progress:
-            records = _records(db, None, progress)
-            study = multi_platform(
-                records,
-                settings=_settings(epochs, seed, train_batch),
-                config=hidden_config(hidden),
-            )
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.with_suffix(".md").write_text(multi_platform_markdown(study, _command(ctx)))
-    stdout.print(f"wrote {out.with_suffix('.md')}")
+            results = study.run(config, load_records(db, None, progress))
+        _write(out, study.render(results))
 
 
 @app.command("transfer")
@@ -241,35 +187,24 @@ def transfer_command(
     ``--family F`` pre-trains on PLATFORM's other families; ``--target-platform T``
     pre-trains on PLATFORM and transfers to T.
     """
-    from nnlat.predictor.transfer_study import (
-        transfer_markdown,
-        transfer_plot,
-        unseen_family_curve,
-        unseen_platform_curve,
-    )
+    from nnlat.studies import transfer as study
 
-    k_values = [int(k) for k in comma_list(ks)]
-    settings = _settings(epochs, seed, train_batch)
-    config = hidden_config(hidden)
+    if not family and not target:
+        raise typer.BadParameter("give --family and/or --target-platform")
     with user_errors():
-        source = _platform(platform)
-        points = []
+        config = study.TransferConfig(
+            platform=platform_or_reference(platform),
+            families=tuple(family or ()),
+            targets=tuple(target or ()),
+            ks=tuple(ints(ks)),
+            settings=train_settings(epochs, seed, train_batch),
+            config=hidden_config(hidden) or {},
+            command=command_line(ctx),
+        )
         with progress_bar() as progress:
-            records = _records(db, None, progress)
-            for name in family or []:
-                points += unseen_family_curve(
-                    records, source, name, k_values, settings=settings, config=config
-                )
-            for name in target or []:
-                points += unseen_platform_curve(
-                    records, [source], name, k_values, settings=settings, config=config
-                )
-        if not points:
-            raise typer.BadParameter("give --family and/or --target-platform")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.with_suffix(".md").write_text("\n".join(transfer_markdown(points, _command(ctx))))
-        transfer_plot(points, str(out.with_suffix(".png")))
-    stdout.print(f"wrote {out.with_suffix('.md')} and {out.with_suffix('.png')}")
+            results = study.run(config, load_records(db, None, progress))
+        _write(out, study.render(results))
+        study.plot(results.rows, out / PLOT)
 
 
 @app.command("held-out")
@@ -285,30 +220,26 @@ def held_out_command(
     db: DbUrlOption = None,
 ) -> None:
     """Train on zoo families (NNLQP's ten, broad zoo, small nets); test on real-world models."""
-    from nnlat.predictor.held_out import TRAINING_SETS, held_out_markdown, held_out_structures
+    from nnlat.studies import held_out as study
 
-    chosen = comma_list(methods)
     with user_errors():
-        name = _platform(platform)
+        config = study.HeldOutConfig(
+            platform=platform_or_reference(platform),
+            methods=tuple(comma_list(methods)),
+            settings=train_settings(epochs, seed, train_batch),
+            config=hidden_config(hidden) or {},
+            command=command_line(ctx),
+        )
         with progress_bar() as progress:
-            records = _records(db, [name], progress, realworld=True)
-            total = len(TRAINING_SETS) * len(chosen)
+            records = load_records(db, [config.platform], progress, realworld=True)
+            total = len(config.training_sets) * len(config.methods)
             task = progress.add_task("training", total=total)
-            results = held_out_structures(
+            results = study.run(
+                config,
                 records,
-                name,
-                chosen,
-                settings=_settings(epochs, seed, train_batch),
-                config=hidden_config(hidden),
                 on_result=lambda r: progress.update(
                     task, advance=1, description=f"{r.method} on {r.training_set}"
                 ),
             )
             progress.update(task, completed=total)  # a training set may have been skipped
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.with_suffix(".md").write_text(held_out_markdown(results, _command(ctx)))
-    stdout.print(f"wrote {out.with_suffix('.md')}")
-
-
-# The published-data protocols (BRP-NAS, few-shot) register on this group.
-from nnlat.cli import published_eval_cmd  # noqa: E402, F401
+        _write(out, study.render(results))

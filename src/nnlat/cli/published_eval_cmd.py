@@ -9,22 +9,33 @@ on cell graphs read from its files, so nothing needs importing.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from nnlat.cli.db_cmd import DbUrlOption
-from nnlat.cli.eval_cmd import MethodsOption, OutOption, ReportOnlyOption, _command, _records, app
+from nnlat.cli.eval_options import (
+    MethodsOption,
+    OutOption,
+    ReportOnlyOption,
+    app,
+    command_line,
+    ints,
+    load_records,
+)
 from nnlat.cli.output import comma_list, print_json, progress_bar, stdout, user_errors
 
+if TYPE_CHECKING:
+    from nnlat.studies.few_shot import FewShotConfig, FewShotResult
+    from nnlat.studies.results import Results
+
 LATBENCH_CPU = "desktop_cpu_i7_7820x-latbench1.0-fp32"
-
-
-def _ints(text: str) -> list[int]:
-    return [int(s) for s in comma_list(text)]
+REPORT = "README.md"
+RESULTS = "results.jsonl"
 
 
 @app.command("brpnas-nb201")
@@ -49,7 +60,7 @@ def brpnas_nb201_command(
             "(nothing imported; every architecture of the file).",
         ),
     ] = None,
-    methods: MethodsOption = "gcn,nnlp,lr,xgboost,layerwise,gcn-identity,gcn-random",
+    methods: MethodsOption = "gcn,nnlp,cell-lr,cell-xgboost,layerwise,gcn-identity,gcn-random",
     seeds: Annotated[
         str, typer.Option("--seeds", help="Draws to average, comma-separated.")
     ] = "0,1,2",
@@ -77,22 +88,24 @@ def brpnas_nb201_command(
     """
     from nnlat.datasets.cell_graphs import cell_archs, cell_records
     from nnlat.datasets.published import read_latency_table
-    from nnlat.predictor.brpnas_study import (
-        VALIDATION,
-        brpnas_markdown,
-        brpnas_study,
-        nasbench201_archs,
-        read_results,
-    )
     from nnlat.store import Store
+    from nnlat.studies import brpnas as study
 
-    chosen = comma_list(methods)
-    sizes, draws = _ints(train_sizes), _ints(seeds)
-    jsonl = out.with_suffix(".jsonl")
-    graphs = "cell graphs" if cells else "networks with a distinct ONNX graph"
+    config = study.BrpnasStudyConfig(
+        methods=tuple(comma_list(methods)),
+        seeds=tuple(ints(seeds)),
+        train_sizes=tuple(ints(train_sizes)),
+        platform=platform or LATBENCH_CPU,
+        graphs="cell graphs" if cells else study.ONNX_GRAPHS,
+        results_path=out / RESULTS,
+        epochs=epochs,
+        largest=largest,
+        fit_missing=not report_only,
+        command=command_line(ctx),
+    )
     with user_errors():
         if report_only:
-            results, count = read_results(jsonl), 0
+            results = study.run(config, [])
         else:
             with progress_bar() as progress:
                 if cells is not None:
@@ -100,33 +113,32 @@ def brpnas_nb201_command(
                     if platform is None and len(table.devices) > 1:
                         columns = ", ".join(d.column for d in table.devices)
                         raise typer.BadParameter(f"choose a device with -p: {columns}")
-                    platform = platform or table.devices[0].column
-                    records, archs = cell_records(table, platform), cell_archs(table)
+                    config = replace(config, platform=platform or table.devices[0].column)
+                    records, archs = cell_records(table, config.platform), cell_archs(table)
                 else:
-                    platform = platform or LATBENCH_CPU
-                    records = _records(db, [platform], progress)
+                    records = load_records(db, [config.platform], progress)
                     with Store.open(db) as store:
-                        archs = nasbench201_archs(store)
+                        archs = study.nasbench201_archs(store)
                 if not records:
-                    raise typer.BadParameter(f"no measurements on {platform}: import them first")
-                task = progress.add_task("runs", total=len(chosen) * len(sizes) * len(draws))
-                jsonl.parent.mkdir(parents=True, exist_ok=True)
-                results = brpnas_study(
-                    records, archs, chosen, draws, sizes, results_path=jsonl,
-                    epochs=epochs, largest=largest,
+                    raise typer.BadParameter(
+                        f"no measurements on {config.platform}: import them first"
+                    )
+                runs = len(config.methods) * len(config.train_sizes) * len(config.seeds)
+                task = progress.add_task("runs", total=runs)
+                results = study.run(
+                    config, records, archs,
                     on_result=lambda r: progress.update(
                         task, advance=1, description=f"{r.method} n={r.train_size} s={r.seed}"
                     ),
                 )  # fmt: skip
-            count = len(records)
-        count = count or (results[0].test_size + results[0].largest + VALIDATION if results else 0)
-        device = platform or LATBENCH_CPU
-        markdown = brpnas_markdown(results, _command(ctx), device, count, graphs)
-        out.with_suffix(".md").write_text(markdown)
-    stdout.print(f"wrote {out.with_suffix('.md')}")
+        out.mkdir(parents=True, exist_ok=True)
+        (out / REPORT).write_text(study.render(results))
+    stdout.print(f"wrote {out / REPORT}")
 
 
-def _with_progress(study: Callable[..., list[Any]], quiet: bool) -> list[Any]:
+def _with_progress(
+    study: Callable[..., Results[FewShotConfig, FewShotResult]], quiet: bool
+) -> Results[FewShotConfig, FewShotResult]:
     """Run a few-shot study under a progress bar (pre-training epochs, then results)."""
     with progress_bar(quiet) as progress:
         task = progress.add_task("few-shot", total=None)
@@ -186,7 +198,7 @@ def few_shot_command(
     ] = 900,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Report stem: STEM.md and STEM.jsonl (resumes)."),
+        typer.Option("--out", "-o", help="Report folder: README.md and results.jsonl (resumes)."),
     ] = None,
     report_only: ReportOnlyOption = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
@@ -201,37 +213,37 @@ def few_shot_command(
     from dataclasses import asdict
 
     from nnlat.datasets.published import read_latency_table
-    from nnlat.predictor.few_shot import (
-        few_shot_markdown,
-        few_shot_study,
-        pretrained_cache,
-        read_results,
-        summary,
-    )
+    from nnlat.studies import few_shot as study
 
     if report_only and out is None:
-        raise typer.BadParameter("--report-only needs --out (the STEM.jsonl to read)")
+        raise typer.BadParameter("--report-only needs --out (the folder of results.jsonl)")
+    config = study.FewShotConfig(
+        train_devices=tuple(comma_list(train_devices)),
+        target_devices=tuple(comma_list(target_devices)),
+        shots=tuple(ints(shots)),
+        seeds=tuple(range(seeds)),
+        modes=tuple(comma_list(modes)),
+        choice=shot_choice,
+        train_archs=train_archs,
+        results_path=out / RESULTS if out else None,
+        pretrained_dir=study.pretrained_cache(),
+        fit_missing=not report_only,
+        command=command_line(ctx),
+    )
     with user_errors():
         train = read_latency_table(train_file, space)
         target = read_latency_table(target_file, space) if target_file else train
-        jsonl = out.with_suffix(".jsonl") if out else None
-        if jsonl is not None:
-            jsonl.parent.mkdir(parents=True, exist_ok=True)
-        study = partial(
-            few_shot_study, train, target,
-            train_devices=comma_list(train_devices), target_devices=comma_list(target_devices),
-            shots=_ints(shots), seeds=range(seeds), modes=comma_list(modes),
-            choice=shot_choice, train_archs=train_archs, results_path=jsonl,
-            pretrained_dir=pretrained_cache(),
-        )  # fmt: skip
-        results = read_results(jsonl) if report_only and jsonl else _with_progress(study, as_json)
         if out is not None:
-            out.with_suffix(".md").write_text(few_shot_markdown(results, _command(ctx)))
+            out.mkdir(parents=True, exist_ok=True)
+        results = _with_progress(partial(study.run, config, train, target), as_json)
+        if out is not None:
+            (out / REPORT).write_text(study.render(results))
+    rows = results.rows
     if as_json:
-        print_json({"summary": summary(results), "results": [asdict(r) for r in results]})
+        print_json({"summary": study.summary(rows), "results": [asdict(r) for r in rows]})
         return
     table = Table("shots", "k", "mode", "devices", "Acc(10 %)", "Acc(5 %)", "MAPE", "Spearman")
-    for row in summary(results):
+    for row in study.summary(rows):
         table.add_row(
             row["choice"], str(row["shots"]), row["mode"], str(row["targets"]),
             f"{row['acc_10'] * 100:.1f}", f"{row['acc_5'] * 100:.1f}",
@@ -239,4 +251,4 @@ def few_shot_command(
         )  # fmt: skip
     stdout.print(table)
     if out is not None:
-        stdout.print(f"wrote {out.with_suffix('.md')}")
+        stdout.print(f"wrote {out / REPORT}")

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from nnlat.datasets.published import LatencyTable, PublishedDataError
-from nnlat.datasets.training import LatencyRecord
+from nnlat.datasets.training import PUBLISHED, LatencyRecord
 from nnlat.features.raw import GRAPH_COLUMNS, NODE_COLUMNS, RawFeatures
 from nnlat.zoo import fbnet, nasbench201
 
@@ -220,6 +220,7 @@ def cell_records(table: LatencyTable, device: str) -> list[LatencyRecord]:
             batch_size=column.batch_size,
             latency_ms=float(ms),
             raw=build(arch, column.batch_size),
+            source=PUBLISHED,
         )
         for arch, ms in zip(table.archs, table.latencies_ms[:, index], strict=True)
         if np.isfinite(ms)

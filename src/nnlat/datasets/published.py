@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from nnlat.datasets.training import cache_path, cache_raw
+from nnlat.datasets.training import IMPORTED_PREFIX, cache_path, cache_raw
 from nnlat.errors import NnlatError
 from nnlat.graph.hashing import graph_key
 from nnlat.graph.ir import Graph
@@ -64,7 +64,7 @@ ARCH_COLUMN = "arch_str"
 SINGLE_DEVICE_COLUMN = "latency_ms"
 # The runtime version of an imported platform: the dataset's release, not a runtime's.
 IMPORTED_VERSION = "1.0"
-IMPORTED_PREFIX = "imported:"
+
 # Architectures built per round of worker processes.
 IMPORT_SLICE = 256
 

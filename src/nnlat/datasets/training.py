@@ -32,10 +32,17 @@ from nnlat.zoo.registry import get_family
 # Called after each record: (records done, records in all).
 OnRecord = Callable[[int, int], None]
 
-# The family prefix of the real-world models measured by scripts/measure_realworld.py:
-# they are the held-out check of generalisation, so training and the zoo protocols skip
-# them (see :func:`without_realworld`).
+# Where a record comes from (LatencyRecord.source).
+ZOO = "zoo"  # a model of nnlat's zoo, regenerated from its stored recipe
+IMPORTED = "imported"  # a published latency table imported into the store
+PUBLISHED = "published"  # read straight from a published table, never stored
+REAL_WORLD = "real-world"  # the held-out real-world models of scripts/measure_realworld.py
+ONNX = "onnx"  # any other stored ONNX model
+# The stored form of those tags, kept as it was: a real-world model's family is
+# ``realworld:<name>`` and an imported measurement's source ``imported:<file>``. Only
+# :func:`record_source` reads them (and scripts/measure_realworld.py writes the first).
 REALWORLD_PREFIX = "realworld:"
+IMPORTED_PREFIX = "imported:"
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,9 @@ class LatencyRecord:
         batch_size: the batch size measured.
         latency_ms: the median latency.
         raw: the graph's raw features, at the measured input shapes.
+        source: where the record comes from: :data:`ZOO`, :data:`IMPORTED`,
+            :data:`PUBLISHED`, :data:`REAL_WORLD` or :data:`ONNX` (decided once, by
+            :func:`record_source`).
     """
 
     graph_hash: str
@@ -57,6 +67,22 @@ class LatencyRecord:
     batch_size: int
     latency_ms: float
     raw: RawFeatures
+    source: str = ZOO
+
+
+def record_source(model: StoredModel, measurement: Measurement) -> tuple[str, str]:
+    """A stored measurement's (source, family): the one place that reads the stored tags.
+
+    A real-world model is stored with the family ``realworld:<name>``; its record gets
+    the family ``<name>`` and the source :data:`REAL_WORLD`. An imported measurement's
+    stored source is ``imported:<file>``.
+    """
+    family = model.family or "unknown"
+    if family.startswith(REALWORLD_PREFIX):
+        return REAL_WORLD, family.removeprefix(REALWORLD_PREFIX)
+    if measurement.source.startswith(IMPORTED_PREFIX):
+        return IMPORTED, family
+    return (ZOO if model.zoo_spec is not None else ONNX), family
 
 
 def default_cache_dir() -> Path:
@@ -168,14 +194,16 @@ def load_records(
         digest = measurement.graph_hash
         model = models[digest] = models.get(digest) or _model(store, digest)
         raw = _cached_raw(model, measurement, cache_dir)
+        source, family = record_source(model, measurement)
         records.append(
             LatencyRecord(
                 graph_hash=measurement.graph_hash,
-                family=model.family or "unknown",
+                family=family,
                 platform=measurement.platform,
                 batch_size=measurement.batch_size,
                 latency_ms=measurement.stats.median_ms,
                 raw=raw,
+                source=source,
             )
         )
         if on_record is not None:
@@ -184,11 +212,11 @@ def load_records(
 
 
 def without_realworld(records: Sequence[LatencyRecord]) -> list[LatencyRecord]:
-    """``records`` less the held-out real-world models (family ``realworld:<name>``).
+    """``records`` less the held-out real-world models (source :data:`REAL_WORLD`).
 
     Example:
         >>> from nnlat.testing.records import toy_records
         >>> len(without_realworld(toy_records()))
         12
     """
-    return [r for r in records if not r.family.startswith(REALWORLD_PREFIX)]
+    return [r for r in records if r.source != REAL_WORLD]

@@ -40,9 +40,9 @@ from nnlat.predictor.batching import (
     predict_log_raw,
     torch_threads,
 )
-from nnlat.predictor.models.brpnas import BrpnasConfig, BrpnasGcn
-from nnlat.predictor.models.kernel_sage import KernelSage, KernelSageConfig
-from nnlat.predictor.models.nnlp import Nnlp, NnlpConfig
+from nnlat.predictor.networks.brpnas import BrpnasConfig, BrpnasGcn
+from nnlat.predictor.networks.kernel_sage import KernelSage, KernelSageConfig
+from nnlat.predictor.networks.nnlp import Nnlp, NnlpConfig
 from nnlat.predictor.training import (
     OnEpoch,
     TrainResult,
@@ -89,7 +89,7 @@ NETWORKS: Registry[Network] = Registry("predictor network")
 # NNLP's readout was the sum before it was recorded, and is the mean now.
 NETWORKS.register("nnlp", Network(NnlpConfig, Nnlp, {"readout": "sum"}))
 NETWORKS.register("brpnas", Network(BrpnasConfig, BrpnasGcn))
-NETWORKS.register("tpu", Network(KernelSageConfig, KernelSage))
+NETWORKS.register("kernel-sage", Network(KernelSageConfig, KernelSage))
 
 
 class PredictorError(NnlatError):
@@ -280,7 +280,7 @@ class Predictor:
         """Predicted latencies (ms) of graphs on every platform: one embedding, all heads.
 
         A network without a shared graph embedding (no ``embed``, as the kernel-level
-        ``tpu``) runs once per platform instead.
+        ``kernel-sage``) runs once per platform instead.
 
         Example:
             >>> from nnlat.testing.records import toy_predictor

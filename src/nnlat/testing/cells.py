@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from nnlat.predictor.models.arch_encoding import TIMED_OPS, op_counts
+from nnlat.predictor.baselines.cell_encoding import TIMED_OPS, op_counts
 from nnlat.zoo.nasbench201 import arch_string
 
 CELL_OPS = TIMED_OPS
@@ -19,7 +19,7 @@ CELL_OPS = TIMED_OPS
 
 ADDITIVE_MS = np.array([0.1, 0.5, 1.5, 0.3, 0.2, 0.7, 1.9, 0.4, 0.3, 0.9, 2.4, 0.5, 2.0])
 """Milliseconds per operation (in :data:`CELL_OPS` order) in each of the three stages,
-then a constant: the columns of :func:`~nnlat.predictor.models.arch_encoding.op_counts`."""
+then a constant: the columns of :func:`~nnlat.predictor.baselines.cell_encoding.op_counts`."""
 
 
 def cell_arch(ops: Sequence[str]) -> str:
