@@ -3,11 +3,28 @@
 A platform's name reads ``hardware-runtimeMAJOR.MINOR-dtype[-tN]``, e.g.
 ``epyc-ort1.31-fp32-t1``. The full identity (exact runtime version, device) is kept in
 the object, so numbers from different runtime versions are never mixed.
+
+Learned things (a predictor's heads) are kept per platform too, so a runtime upgrade on
+the same host (onnxruntime 1.31 → 1.32) gives a name none of them knows.
+:func:`match_platform` says which known platform answers instead. Hardware, runtime
+family, precision and threads shape latency most; a minor runtime upgrade rarely does.
+The rule, in order:
+
+1. the known platform with the exact name;
+2. else one with the same hardware, runtime, precision and threads at the nearest runtime
+   version;
+3. else, only for a platform the caller did not name (this host's default), one with the
+   same runtime, precision and threads on other hardware (nearest version), or failing
+   that the first known platform;
+4. else (an explicitly named platform with no match) an error offering the closest names.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -81,3 +98,113 @@ def parse_platform_name(name: str) -> dict[str, str | int | None]:
     parts: dict[str, str | int | None] = dict(match.groupdict())
     parts["threads"] = int(parts["threads"]) if parts["threads"] else None
     return parts
+
+
+@dataclass(frozen=True)
+class PlatformMatch:
+    """The known platform chosen to answer for a requested one (see :func:`match_platform`).
+
+    Attributes:
+        requested: the platform asked for.
+        head: the known platform that answers (``requested`` itself on an exact match).
+        reason: ``"exact"``, ``"nearest runtime version"`` or ``"closest hardware"``.
+    """
+
+    requested: str
+    head: str
+    reason: str
+
+    @property
+    def exact(self) -> bool:
+        """Whether the requested platform itself is known."""
+        return self.reason == "exact"
+
+    def warning(self, predictor: str = "PREDICTOR") -> str:
+        """One line for the user when the answer is not the requested platform's own."""
+        if self.reason == "nearest runtime version":
+            return (
+                f"no head for {self.requested}: the head of {self.head} (same hardware and "
+                "runtime, nearest version) answers"
+            )
+        return (
+            f"no head for this host's platform {self.requested}: the head of {self.head} "
+            "(other hardware) answers, so expect a systematic error; to add a proper head, "
+            f"measure some models (`nnlat dataset build -p {self.requested} -n 50`) and "
+            f"fine-tune (`nnlat train --from {predictor} -p {self.requested} -o DIR`)"
+        )
+
+
+def _version(name: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in str(parse_platform_name(name)["version"]).split("."))
+
+
+def _distance(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(abs(x - y) for x, y in zip(a, b, strict=True))
+
+
+def _nearest(requested: str, candidates: list[str]) -> str:
+    """The candidate whose runtime version is nearest; on a tie the newer one."""
+    version = _version(requested)
+    return min(
+        candidates,
+        key=lambda name: (_distance(_version(name), version), tuple(-v for v in _version(name))),
+    )
+
+
+def match_platform(requested: str, known: Sequence[str], *, explicit: bool = True) -> PlatformMatch:
+    """The platform of ``known`` that answers for ``requested`` (rules in the module doc).
+
+    Args:
+        requested: the platform name asked for.
+        known: the platforms there are answers for, e.g. a predictor's heads.
+        explicit: whether the caller named the platform (False: this host's default), which
+            alone allows a platform of other hardware to answer.
+
+    Raises:
+        UnknownPlatformError: ``requested`` does not parse, or names a platform none of
+            ``known`` may answer for (the message offers the closest names).
+
+    Example:
+        >>> heads = ["epyc-ort1.31-fp32-t1", "xeon-ort1.31-fp32-t1"]
+        >>> match_platform("epyc-ort1.32-fp32-t1", heads)
+        PlatformMatch(requested='epyc-ort1.32-fp32-t1', head='epyc-ort1.31-fp32-t1', reason='nearest runtime version')
+        >>> match_platform("zen5-ort1.32-fp32-t1", heads, explicit=False).reason
+        'closest hardware'
+    """  # noqa: E501
+    if requested in known:
+        return PlatformMatch(requested, requested, "exact")
+    try:
+        wanted = parse_platform_name(requested)
+    except UnknownPlatformError as error:
+        raise UnknownPlatformError(f"{error}{_did_you_mean(requested, known)}") from None
+
+    def same(name: str, *fields: str) -> bool:
+        parts = parse_platform_name(name)
+        return all(parts[field] == wanted[field] for field in fields)
+
+    valid = [name for name in known if _parses(name)]
+    siblings = [n for n in valid if same(n, "hardware", "runtime", "dtype", "threads")]
+    if siblings:
+        return PlatformMatch(requested, _nearest(requested, siblings), "nearest runtime version")
+    if not explicit and known:
+        cousins = [n for n in valid if same(n, "runtime", "dtype", "threads")]
+        head = _nearest(requested, cousins) if cousins else known[0]
+        return PlatformMatch(requested, head, "closest hardware")
+    raise UnknownPlatformError(
+        f"this predictor has no head for platform {requested!r}; it knows "
+        f"{', '.join(known)}{_did_you_mean(requested, known)}. To add one, measure some "
+        f"models on it and fine-tune: `nnlat train --from PREDICTOR -p {requested} -o DIR`"
+    )
+
+
+def _parses(name: str) -> bool:
+    try:
+        parse_platform_name(name)
+    except UnknownPlatformError:
+        return False
+    return True
+
+
+def _did_you_mean(requested: str, known: Sequence[str]) -> str:
+    close = difflib.get_close_matches(requested, list(known), n=2, cutoff=0.6)
+    return f" (did you mean {' or '.join(close)}?)" if close else ""

@@ -61,3 +61,25 @@ def test_shipped_predictor_scales_with_batch_size() -> None:
     one, eight = (raw_features(model.to_graph(batch_size=b)) for b in (1, 8))
     ms_one, ms_eight = load_predictor().predict_raw([one, eight], PLATFORMS[2])
     assert 1 < ms_eight / ms_one < 20
+
+
+def test_this_hosts_default_platform_is_predicted_by_the_shipped_predictor() -> None:
+    """A fresh install has whatever onnxruntime the registry serves today, not the one
+    the shipped data were measured with: its platform must still be answered."""
+    import warnings
+
+    from nnlat.measure.runner import reference_platform
+    from nnlat.predictor.api import predict
+    from nnlat.testing import tiny_model
+
+    host = reference_platform().name
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        named = predict(tiny_model(), host)
+        default = predict(tiny_model())
+    assert named.platform == default.platform == host
+    assert named.served_by == default.served_by
+    assert named.served_by in PLATFORMS
+    assert named.latency_ms == default.latency_ms > 0
+    if named.served_by != host:  # the warning names the head that answered
+        assert any(named.served_by in str(w.message) for w in caught)

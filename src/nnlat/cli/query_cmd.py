@@ -12,6 +12,7 @@ from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.inspect_cmd import InputShapeOption
 from nnlat.cli.output import parse_input_shapes, print_json, stdout, user_errors
 from nnlat.cli.remote import ServerOption, TokenOption, client_of
+from nnlat.platform import UnknownPlatformError, match_platform
 
 
 def query_command(
@@ -100,6 +101,7 @@ def platforms_command(
     With --server: the server's platforms and how many live workers serve each.
     """
     from nnlat.measure.runner import available_platforms
+    from nnlat.predictor.api import load_predictor
     from nnlat.store import Store
 
     if server is not None:
@@ -117,6 +119,7 @@ def platforms_command(
         local = {p.name: p for p in available_platforms()}
         with Store.open(db) as store:
             stored = {r.platform.name: r.platform for r in store.list_platforms()}
+        heads = load_predictor().platforms
     rows = []
     for name in sorted(local.keys() | stored.keys()):
         p = local.get(name) or stored[name]
@@ -131,13 +134,17 @@ def platforms_command(
                 "device": p.device,
                 "available": name in local,
                 "registered": name in stored,
+                "predicted_by": _serving_head(name, heads),
             }
         )
     if as_json:
         print_json({"platforms": rows})
         return
-    table = Table("platform", "runtime", "dtype", "threads", "available here", "in database")
+    table = Table(
+        "platform", "runtime", "dtype", "threads", "available here", "in database", "predicted"
+    )
     for r in rows:
+        head = r["predicted_by"]
         table.add_row(
             r["name"],
             f"{r['runtime']} {r['runtime_version']}",
@@ -145,5 +152,14 @@ def platforms_command(
             str(r["threads"] or "default"),
             "yes" if r["available"] else "no",
             "yes" if r["registered"] else "no",
+            "no" if head is None else "yes" if head == r["name"] else f"by {head}",
         )
     stdout.print(table)
+
+
+def _serving_head(platform: str, heads: list[str]) -> str | None:
+    """The shipped predictor's head that answers for ``platform``, if any may."""
+    try:
+        return match_platform(platform, heads).head
+    except UnknownPlatformError:
+        return None

@@ -22,6 +22,7 @@ from nnlat.forked import iter_forked, processes
 from nnlat.graph.hashing import graph_key
 from nnlat.graph.ir import Graph
 from nnlat.graph.load import load
+from nnlat.platform import PlatformMatch, UnknownPlatformError, match_platform
 from nnlat.predictor.batching import torch_threads
 from nnlat.predictor.predictor import Predictor
 from nnlat.zoo.family import ZooModel
@@ -42,6 +43,8 @@ class Prediction(BaseModel):
         batch_size: dimension 0 of the inputs.
         unseen_ops: operators the predictor never saw in training (less trustworthy).
         predictor: which predictor answered (network and where it was loaded from).
+        served_by: the platform whose head answered: ``platform`` itself, or the nearest
+            head when the predictor has none for it (see :func:`nnlat.platform.match_platform`).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -52,6 +55,7 @@ class Prediction(BaseModel):
     batch_size: int
     unseen_ops: tuple[str, ...]
     predictor: str
+    served_by: str
 
 
 @functools.cache
@@ -66,12 +70,31 @@ def _graph(model: Any, batch_size: int, input_shapes: Mapping[str, Sequence[int]
     return load(model, batch_size=batch_size, input_shapes=input_shapes)
 
 
-def _default_platform(predictor: Predictor) -> str:
-    """This host's reference platform when the predictor knows it, else its first."""
-    from nnlat.measure.runner import reference_platform
+def _match_platform(predictor: Predictor, platform: str | None, source: str) -> PlatformMatch:
+    """The head that answers for ``platform`` (default: this host's reference platform).
 
-    reference = reference_platform().name
-    return reference if reference in predictor.platforms else predictor.platforms[0]
+    Warns:
+        NnlatWarning: the head is not the platform's own (it names the head used).
+    """
+    if platform is None:
+        from nnlat.measure.runner import reference_platform
+
+        try:
+            choice = match_platform(reference_platform().name, predictor.platforms, explicit=False)
+        except UnknownPlatformError:  # no onnxruntime here: any head is as good as another
+            choice = PlatformMatch(predictor.platforms[0], predictor.platforms[0], "exact")
+    else:
+        choice = match_platform(platform, predictor.platforms)
+    if not choice.exact:
+        warnings.warn(choice.warning(source), NnlatWarning, stacklevel=3)
+    return choice
+
+
+def _label(model: Any) -> str:
+    """How a warning names a model: its file name, else its kind."""
+    if isinstance(model, str | Path):
+        return Path(model).name
+    return f"the {type(model).__name__} model"
 
 
 def _load_features(
@@ -100,8 +123,9 @@ def predict_many(
 
     Args:
         models: paths, ONNX bytes, ``onnx.ModelProto``, ``Graph`` or zoo models.
-        platform: a platform the predictor has a head for (default: this host's
-            reference platform if the predictor knows it, else its first platform).
+        platform: a platform the predictor has a head for, or a newer runtime version of
+            one (default: this host's reference platform, served by its closest head; see
+            :func:`~nnlat.predictor.heads.choose_head`).
         batch_size: dimension 0 of every input.
         input_shapes: input name → shape overrides (applied to every model).
         predictor: a :class:`Predictor`, a saved predictor's directory, or None for
@@ -109,20 +133,21 @@ def predict_many(
         workers: processes that load models (default: the allowed cores; 1: in-process).
 
     Raises:
-        PredictorError: the predictor has no head for ``platform``.
+        UnknownPlatformError: no head of the predictor may answer for ``platform``.
         NnlatError: a model cannot be loaded (the first one in order that cannot; a note
             on the error says which).
 
     Warns:
-        NnlatWarning: a model has operators the predictor never saw in training.
+        NnlatWarning: a model has operators the predictor never saw in training (the
+            warning names the model), or the head that answers is not ``platform``'s own.
     """
     chosen = (
         predictor
         if isinstance(predictor, Predictor)
         else load_predictor(None if predictor is None else str(predictor))
     )
-    platform = platform or _default_platform(chosen)
-    chosen.head(platform)  # an unknown platform fails before any model is loaded
+    # an unknown platform fails before any model is loaded
+    head = _match_platform(chosen, platform, "PREDICTOR" if predictor is None else str(predictor))
     load_one = functools.partial(_load_features, batch_size=batch_size, input_shapes=input_shapes)
     loaded: list[tuple[str, RawFeatures]] = []
 
@@ -135,26 +160,27 @@ def predict_many(
 
     forked = processes(len(models), workers, MIN_PARALLEL_MODELS) > 1
     with torch_threads(1 if forked else torch.get_num_threads()):
-        latencies = chosen.predict_raw(raws(), platform)
+        latencies = chosen.predict_raw(raws(), head.head)
     label = f"{chosen.network}:{chosen.info.get('name', 'custom')}"
     results = []
-    for (digest, raw), latency in zip(loaded, latencies, strict=True):
+    for model, (digest, raw), latency in zip(models, loaded, latencies, strict=True):
         unseen = chosen.schema.unseen_ops(raw)
         if unseen:
             warnings.warn(
-                f"operators never seen in training: {', '.join(unseen)}; the prediction "
-                "is less reliable",
+                f"{_label(model)}: operators never seen in training: {', '.join(unseen)}; "
+                "the prediction is less reliable",
                 NnlatWarning,
                 stacklevel=2,
             )
         results.append(
             Prediction(
                 latency_ms=float(latency),
-                platform=platform,
+                platform=head.requested,
                 graph_hash=digest,
                 batch_size=batch_size,
                 unseen_ops=unseen,
                 predictor=label,
+                served_by=head.head,
             )
         )
     return results
