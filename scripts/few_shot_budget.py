@@ -23,7 +23,7 @@ import numpy as np
 
 from nnlat.datasets.cell_graphs import cell_records
 from nnlat.datasets.published import read_latency_table
-from nnlat.datasets.training import LatencyRecord
+from nnlat.features.records import LatencyRecord
 from nnlat.predictor.metrics import accuracy_report
 from nnlat.predictor.predictor import Predictor, to_data
 from nnlat.predictor.training import TrainSettings, predict_log

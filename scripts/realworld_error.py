@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from nnlat.datasets.training import REAL_WORLD, default_cache_dir, load_records
+from nnlat.datasets.training import default_cache_dir, load_records
+from nnlat.features.records import REAL_WORLD
 from nnlat.predictor.metrics import acc_within, mape
 from nnlat.predictor.predictor import Predictor
 from nnlat.store.store import Store

@@ -13,8 +13,7 @@ from typing import Any
 
 from nnlat.errors import NnlatError, NnlatWarning
 from nnlat.graph import Graph, GraphKey, ModelSummary, graph_key, inspect, load
-
-__version__ = "0.1.0"
+from nnlat.version import __version__
 
 
 def __getattr__(name: str) -> Any:

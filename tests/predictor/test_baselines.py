@@ -8,9 +8,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pytest
 
-from nnlat.datasets.training import LatencyRecord
 from nnlat.errors import NnlatError
 from nnlat.features import GRAPH_COLUMNS, RawFeatures, raw_features
+from nnlat.features.records import LatencyRecord
 from nnlat.predictor.baselines.base import MIN_LATENCY_MS
 from nnlat.predictor.baselines.gradient_boosting import GraphXGBoost
 from nnlat.predictor.baselines.kernel_forest import KERNEL_COLUMNS, KernelForest, kernel_features

@@ -10,7 +10,7 @@ import torch
 from torch_geometric.data import Batch, Data
 
 from nnlat.datasets.cell_graphs import nasbench201_cell
-from nnlat.datasets.training import LatencyRecord
+from nnlat.features.records import LatencyRecord
 from nnlat.predictor import Predictor, TrainSettings
 from nnlat.predictor.metrics import mape
 from nnlat.predictor.networks.brpnas import BrpnasConfig, BrpnasGcn, add_global_nodes

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from nnlat.datasets.training import LatencyRecord
+from nnlat.features.records import LatencyRecord
 from nnlat.predictor import Predictor, PredictorError, TrainSettings
 from nnlat.predictor.metrics import mape
 from nnlat.predictor.transfer import (

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from nnlat.datasets.published import import_latency_table, read_latency_table
-from nnlat.datasets.training import LatencyRecord, load_records
+from nnlat.datasets.training import load_records
 from nnlat.errors import NnlatError
+from nnlat.features.records import LatencyRecord
 from nnlat.predictor.training import TrainSettings
 from nnlat.store import Store
 from nnlat.studies.brpnas import BrpnasStudyConfig, nasbench201_archs, read_results, render, run

@@ -11,7 +11,7 @@ import typer
 from rich.progress import Progress
 
 from nnlat.cli.output import comma_list
-from nnlat.datasets.training import LatencyRecord
+from nnlat.features.records import LatencyRecord
 from nnlat.predictor.training import TrainSettings
 
 app = typer.Typer(help="Evaluate predictors on the database; write reports.")

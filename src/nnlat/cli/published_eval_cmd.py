@@ -1,6 +1,6 @@
 """``nnlat eval brpnas-nb201`` and ``nnlat eval few-shot``: protocols on published data.
 
-Both read the published latency tables of ``../shared/datasets/`` (or any file of that
+Both read the published latency tables of ``data/published/`` (or any file of that
 shape). ``brpnas-nb201`` runs on the networks imported into the database (ONNX graphs)
 or, with ``--cells FILE``, on the file's cell graphs directly; ``few-shot`` always works
 on cell graphs read from its files, so nothing needs importing.

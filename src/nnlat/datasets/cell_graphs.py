@@ -33,8 +33,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from nnlat.datasets.published import LatencyTable, PublishedDataError
-from nnlat.datasets.training import PUBLISHED, LatencyRecord
 from nnlat.features.raw import GRAPH_COLUMNS, NODE_COLUMNS, RawFeatures
+from nnlat.features.records import PUBLISHED, LatencyRecord
 from nnlat.zoo import fbnet, nasbench201
 
 CELL_FAMILY = {"nas-bench-201": "nasbench201-cell", "fbnet": "fbnet-cell"}

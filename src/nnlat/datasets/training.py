@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,7 @@ import platformdirs
 
 from nnlat.errors import NnlatError
 from nnlat.features.raw import RawFeatures, raw_features
+from nnlat.features.records import IMPORTED, ONNX, REAL_WORLD, ZOO, LatencyRecord
 from nnlat.features.schema import FEATURE_SCHEMA_VERSION
 from nnlat.graph.ir import Graph
 from nnlat.graph.load import load
@@ -32,42 +32,11 @@ from nnlat.zoo.registry import get_family
 # Called after each record: (records done, records in all).
 OnRecord = Callable[[int, int], None]
 
-# Where a record comes from (LatencyRecord.source).
-ZOO = "zoo"  # a model of nnlat's zoo, regenerated from its stored recipe
-IMPORTED = "imported"  # a published latency table imported into the store
-PUBLISHED = "published"  # read straight from a published table, never stored
-REAL_WORLD = "real-world"  # the held-out real-world models of scripts/measure_realworld.py
-ONNX = "onnx"  # any other stored ONNX model
 # The stored form of those tags, kept as it was: a real-world model's family is
 # ``realworld:<name>`` and an imported measurement's source ``imported:<file>``. Only
 # :func:`record_source` reads them (and scripts/measure_realworld.py writes the first).
 REALWORLD_PREFIX = "realworld:"
 IMPORTED_PREFIX = "imported:"
-
-
-@dataclass(frozen=True)
-class LatencyRecord:
-    """One measured latency with the features of the graph that produced it.
-
-    Attributes:
-        graph_hash: the model's structural hash.
-        family: its family (``"resnet"``, ...), or ``"unknown"``.
-        platform: the platform name.
-        batch_size: the batch size measured.
-        latency_ms: the median latency.
-        raw: the graph's raw features, at the measured input shapes.
-        source: where the record comes from: :data:`ZOO`, :data:`IMPORTED`,
-            :data:`PUBLISHED`, :data:`REAL_WORLD` or :data:`ONNX` (decided once, by
-            :func:`record_source`).
-    """
-
-    graph_hash: str
-    family: str
-    platform: str
-    batch_size: int
-    latency_ms: float
-    raw: RawFeatures
-    source: str = ZOO
 
 
 def record_source(model: StoredModel, measurement: Measurement) -> tuple[str, str]:

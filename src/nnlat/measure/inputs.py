@@ -68,7 +68,7 @@ def integer_input_bound(graph: Graph, name: str) -> int:
 
     Example:
         >>> from nnlat.graph import load
-        >>> from nnlat.testing.realworld import bert_encoder
+        >>> from nnlat.zoo.realworld import bert_encoder
         >>> g = load(bert_encoder(), input_shapes={"input_ids": (1, 64), "attention_mask": (1, 64)})
         >>> integer_input_bound(g, "input_ids")
         64

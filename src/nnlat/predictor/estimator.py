@@ -14,7 +14,7 @@ from typing import Self
 
 import numpy as np
 
-from nnlat.datasets.training import LatencyRecord
+from nnlat.features.records import LatencyRecord
 from nnlat.predictor.baselines.base import check_fitted
 from nnlat.predictor.predictor import Predictor
 from nnlat.predictor.training import TrainSettings

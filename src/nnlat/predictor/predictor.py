@@ -26,10 +26,10 @@ import torch
 from torch import nn
 from torch_geometric.data import Data
 
-from nnlat.datasets.training import LatencyRecord
 from nnlat.errors import NnlatError
 from nnlat.features.parallel import MIN_PARALLEL, iter_raw_features
 from nnlat.features.raw import RawFeatures
+from nnlat.features.records import LatencyRecord
 from nnlat.features.schema import FEATURE_SCHEMA_VERSION, FeatureSchema, GraphFeatures
 from nnlat.forked import processes
 from nnlat.graph.ir import Graph
@@ -318,7 +318,7 @@ class Predictor:
         Returns:
             The directory.
         """
-        from nnlat import __version__
+        from nnlat.version import __version__
 
         directory = Path(directory)
         directory.parent.mkdir(parents=True, exist_ok=True)

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from nnlat.datasets.training import LatencyRecord
+from nnlat.features.records import LatencyRecord
 from nnlat.predictor.predictor import Predictor, PredictorError, to_data
 from nnlat.predictor.training import (
     OnEpoch,

@@ -40,8 +40,8 @@ from pathlib import Path
 
 import numpy as np
 
-from nnlat.datasets.training import LatencyRecord
 from nnlat.errors import NnlatError
+from nnlat.features.records import LatencyRecord
 from nnlat.predictor.metrics import accuracy_report, spearman
 from nnlat.predictor.training import TrainSettings
 from nnlat.store import Store

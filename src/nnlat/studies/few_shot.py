@@ -49,8 +49,8 @@ import platformdirs
 
 from nnlat.datasets.cell_graphs import cell_records
 from nnlat.datasets.published import LatencyTable
-from nnlat.datasets.training import LatencyRecord
 from nnlat.errors import NnlatError
+from nnlat.features.records import LatencyRecord
 from nnlat.predictor.metrics import accuracy_report, spearman
 from nnlat.predictor.predictor import NETWORKS, Predictor, to_data
 from nnlat.predictor.training import OnEpoch, TrainSettings, predict_log

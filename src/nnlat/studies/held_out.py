@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from nnlat.datasets.training import REAL_WORLD, LatencyRecord
 from nnlat.errors import NnlatError
+from nnlat.features.records import REAL_WORLD, LatencyRecord
 from nnlat.predictor.metrics import acc_within, accuracy_report
 from nnlat.predictor.training import TrainSettings
 from nnlat.studies.markdown import header

@@ -46,7 +46,7 @@ from typing import Self, get_args
 import numpy as np
 
 from nnlat.datasets.cell_graphs import nasbench201_live_cell
-from nnlat.datasets.training import LatencyRecord
+from nnlat.features.records import LatencyRecord
 from nnlat.predictor.baselines.base import LatencyEstimator, check_fitted
 from nnlat.predictor.baselines.cell_encoding import OneHotLinear, OneHotXgboost
 from nnlat.predictor.baselines.gradient_boosting import GraphXGBoost

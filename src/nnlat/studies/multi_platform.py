@@ -13,8 +13,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from nnlat.datasets.training import LatencyRecord
 from nnlat.errors import NnlatError
+from nnlat.features.records import LatencyRecord
 from nnlat.predictor.metrics import accuracy_report
 from nnlat.predictor.predictor import Predictor
 from nnlat.predictor.training import TrainSettings, split_by_graph

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nnlat.datasets.training import LatencyRecord
 from nnlat.errors import NnlatError
+from nnlat.features.records import LatencyRecord
 from nnlat.predictor.metrics import accuracy_report
 from nnlat.predictor.predictor import Predictor
 from nnlat.predictor.training import TrainSettings

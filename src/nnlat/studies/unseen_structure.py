@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from nnlat.datasets.training import LatencyRecord
 from nnlat.errors import NnlatError
+from nnlat.features.records import LatencyRecord
 from nnlat.predictor.metrics import accuracy_report
 from nnlat.predictor.training import TrainSettings
 from nnlat.studies.markdown import METRIC_TITLES, header

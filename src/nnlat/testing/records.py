@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from nnlat.datasets.training import LatencyRecord
 from nnlat.features.raw import raw_features
+from nnlat.features.records import LatencyRecord
 from nnlat.graph import graph_key, load
 from nnlat.testing.models import tiny_model
 

@@ -20,7 +20,7 @@ from nnlat.errors import NnlatError
 from nnlat.features.raw import GRAPH_COLUMNS
 
 if TYPE_CHECKING:
-    from nnlat.datasets.training import LatencyRecord
+    from nnlat.features.records import LatencyRecord
 
 # A latency cannot be negative: linear fits extrapolated below their data are clipped here.
 MIN_LATENCY_MS = 1e-6

@@ -31,7 +31,7 @@ from nnlat.predictor.training import split_by_graph
 from nnlat.zoo.nasbench201 import OPS, parse_arch
 
 if TYPE_CHECKING:
-    from nnlat.datasets.training import LatencyRecord
+    from nnlat.features.records import LatencyRecord
 
 EDGES = 6
 STAGES = 3  # the skeleton's three stages, each of identical cells

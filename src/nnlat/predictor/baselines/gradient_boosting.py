@@ -16,7 +16,7 @@ from nnlat.features.schema import OTHER
 from nnlat.predictor.baselines.base import check_fitted, graph_matrix, latencies
 
 if TYPE_CHECKING:
-    from nnlat.datasets.training import LatencyRecord
+    from nnlat.features.records import LatencyRecord
 
 
 class GraphXGBoost:
@@ -39,7 +39,7 @@ class GraphXGBoost:
         booster_: the fitted ``xgboost.XGBRegressor``.
 
     Example:
-        >>> from nnlat.datasets.training import LatencyRecord
+        >>> from nnlat.features.records import LatencyRecord
         >>> from nnlat.features import raw_features
         >>> from nnlat.graph import load
         >>> from nnlat.testing import tiny_model

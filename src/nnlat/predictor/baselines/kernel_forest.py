@@ -20,7 +20,7 @@ from nnlat.predictor.baselines.base import MIN_LATENCY_MS, check_fitted, latenci
 if TYPE_CHECKING:
     from sklearn.ensemble import RandomForestRegressor
 
-    from nnlat.datasets.training import LatencyRecord
+    from nnlat.features.records import LatencyRecord
 
 
 _COST_COLUMNS = ("flops", "macs", "params", "bytes")
@@ -100,7 +100,7 @@ class KernelForest:
         correction_: the linear regression of latency on the summed kernel predictions.
 
     Example:
-        >>> from nnlat.datasets.training import LatencyRecord
+        >>> from nnlat.features.records import LatencyRecord
         >>> from nnlat.features import raw_features
         >>> from nnlat.graph import load
         >>> from nnlat.testing import tiny_model

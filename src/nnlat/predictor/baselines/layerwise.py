@@ -19,7 +19,7 @@ from nnlat.predictor.baselines.base import MIN_LATENCY_MS, check_fitted
 from nnlat.predictor.baselines.cell_encoding import CellEstimator, op_counts
 
 if TYPE_CHECKING:
-    from nnlat.datasets.training import LatencyRecord
+    from nnlat.features.records import LatencyRecord
 
 
 class LayerwiseSum(CellEstimator):

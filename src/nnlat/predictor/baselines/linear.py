@@ -24,7 +24,7 @@ from nnlat.predictor.baselines.base import (
 )
 
 if TYPE_CHECKING:
-    from nnlat.datasets.training import LatencyRecord
+    from nnlat.features.records import LatencyRecord
 
 
 class _GraphLinear:
@@ -74,7 +74,7 @@ class FlopsLinear(_GraphLinear):
         linear_: the fitted ``sklearn.linear_model.LinearRegression``.
 
     Example:
-        >>> from nnlat.datasets.training import LatencyRecord
+        >>> from nnlat.features.records import LatencyRecord
         >>> from nnlat.features import raw_features
         >>> from nnlat.graph import load
         >>> from nnlat.testing import tiny_model
@@ -103,7 +103,7 @@ class FlopsMacsLinear(_GraphLinear):
         linear_: the fitted ``sklearn.linear_model.LinearRegression``.
 
     Example:
-        >>> from nnlat.datasets.training import LatencyRecord
+        >>> from nnlat.features.records import LatencyRecord
         >>> from nnlat.features import raw_features
         >>> from nnlat.graph import load
         >>> from nnlat.testing import tiny_model
