@@ -55,8 +55,8 @@ def test_this_hosts_default_falls_back_to_other_hardware_with_the_command_to_fix
     assert match.reason == "closest hardware"
     assert match.head in ("epyc-ort1.31-fp32-t1", "xeon-ort1.31-fp32-t1")  # same runtime
     assert "nnlat train --from" in match.warning() and "zen5-ort1.32-fp32-t1" in match.warning()
-    # nothing shares the runtime: the first head answers, still with the warning
-    assert match_platform("zen5-tvm0.9-fp32", HEADS, explicit=False).head == HEADS[0]
+    with pytest.raises(UnknownPlatformError):  # nothing shares runtime, precision, threads
+        match_platform("zen5-tvm0.9-fp32", HEADS, explicit=False)
 
 
 def test_a_typo_gets_did_you_mean() -> None:

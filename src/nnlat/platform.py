@@ -14,8 +14,7 @@ The rule, in order:
 2. else one with the same hardware, runtime, precision and threads at the nearest runtime
    version;
 3. else, only for a platform the caller did not name (this host's default), one with the
-   same runtime, precision and threads on other hardware (nearest version), or failing
-   that the first known platform;
+   same runtime, precision and threads on other hardware (nearest version);
 4. else (an explicitly named platform with no match) an error offering the closest names.
 """
 
@@ -186,10 +185,9 @@ def match_platform(requested: str, known: Sequence[str], *, explicit: bool = Tru
     siblings = [n for n in valid if same(n, "hardware", "runtime", "dtype", "threads")]
     if siblings:
         return PlatformMatch(requested, _nearest(requested, siblings), "nearest runtime version")
-    if not explicit and known:
-        cousins = [n for n in valid if same(n, "runtime", "dtype", "threads")]
-        head = _nearest(requested, cousins) if cousins else known[0]
-        return PlatformMatch(requested, head, "closest hardware")
+    cousins = [n for n in valid if same(n, "runtime", "dtype", "threads")]
+    if not explicit and cousins:
+        return PlatformMatch(requested, _nearest(requested, cousins), "closest hardware")
     raise UnknownPlatformError(
         f"this predictor has no head for platform {requested!r}; it knows "
         f"{', '.join(known)}{_did_you_mean(requested, known)}. To add one, measure some "

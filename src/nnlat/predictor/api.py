@@ -24,7 +24,7 @@ from nnlat.graph.ir import Graph
 from nnlat.graph.load import load
 from nnlat.platform import PlatformMatch, UnknownPlatformError, match_platform
 from nnlat.predictor.batching import torch_threads
-from nnlat.predictor.predictor import Predictor
+from nnlat.predictor.predictor import Predictor, PredictorError
 from nnlat.zoo.family import ZooModel
 
 PRETRAINED_DIR = Path(__file__).parent / "pretrained"
@@ -70,7 +70,7 @@ def _graph(model: Any, batch_size: int, input_shapes: Mapping[str, Sequence[int]
     return load(model, batch_size=batch_size, input_shapes=input_shapes)
 
 
-def _match_platform(predictor: Predictor, platform: str | None, source: str) -> PlatformMatch:
+def _head_for(predictor: Predictor, platform: str | None, source: str) -> PlatformMatch:
     """The head that answers for ``platform`` (default: this host's reference platform).
 
     Warns:
@@ -81,10 +81,13 @@ def _match_platform(predictor: Predictor, platform: str | None, source: str) -> 
 
         try:
             choice = match_platform(reference_platform().name, predictor.platforms, explicit=False)
-        except UnknownPlatformError:  # no onnxruntime here: any head is as good as another
+        except UnknownPlatformError:  # no head near this host (or no onnxruntime): the first
             choice = PlatformMatch(predictor.platforms[0], predictor.platforms[0], "exact")
     else:
-        choice = match_platform(platform, predictor.platforms)
+        try:
+            choice = match_platform(platform, predictor.platforms)
+        except UnknownPlatformError as error:
+            raise PredictorError(str(error)) from None
     if not choice.exact:
         warnings.warn(choice.warning(source), NnlatWarning, stacklevel=3)
     return choice
@@ -133,7 +136,7 @@ def predict_many(
         workers: processes that load models (default: the allowed cores; 1: in-process).
 
     Raises:
-        UnknownPlatformError: no head of the predictor may answer for ``platform``.
+        PredictorError: no head of the predictor may answer for ``platform``.
         NnlatError: a model cannot be loaded (the first one in order that cannot; a note
             on the error says which).
 
@@ -147,7 +150,7 @@ def predict_many(
         else load_predictor(None if predictor is None else str(predictor))
     )
     # an unknown platform fails before any model is loaded
-    head = _match_platform(chosen, platform, "PREDICTOR" if predictor is None else str(predictor))
+    head = _head_for(chosen, platform, "PREDICTOR" if predictor is None else str(predictor))
     load_one = functools.partial(_load_features, batch_size=batch_size, input_shapes=input_shapes)
     loaded: list[tuple[str, RawFeatures]] = []
 
