@@ -97,12 +97,15 @@ def tflite_model(name: str, quantization: str = "float", seed: int = 0) -> bytes
     return bytes(converter.convert())
 
 
-def handmade_tflite(op: str = "ADD", shape: tuple[int, ...] = (1, 4)) -> bytes:
-    """A two-input, one-operator float32 TFLite model written with flatbuffers directly.
+def handmade_tflite(
+    op: str = "ADD", shape: tuple[int, ...] = (1, 4), dtype: str = "float32"
+) -> bytes:
+    """A two-input, one-operator TFLite model written with flatbuffers directly.
 
-    Builds in milliseconds without TensorFlow, for tests of reading and of errors
-    (``op="CUSTOM"`` makes a custom operator nnlat cannot convert). The model is never
-    run: builtin options are left at their defaults.
+    Builds in milliseconds without TensorFlow, for tests of reading, of errors
+    (``op="CUSTOM"`` makes a custom operator nnlat cannot convert) and of backends: with
+    the default ``ADD`` it runs on LiteRT, and as ``int8`` (scale 1/16, zero point 0)
+    compiles for an Ethos-U NPU. Builtin options are left at their defaults.
 
     Example:
         >>> handmade_tflite()[4:8]
@@ -133,15 +136,33 @@ def handmade_tflite(op: str = "ADD", shape: tuple[int, ...] = (1, 4)) -> bytes:
             b.PrependUOffsetTRelative(o)
         return b.EndVector()
 
+    m_quant = module("QuantizationParameters")
+    int8 = dtype == "int8"
+    if dtype not in ("float32", "int8"):
+        raise ValueError(f"dtype must be float32 or int8, not {dtype!r}")
     tensors = []
     for name in ("a", "b", "out"):
         name_offset = b.CreateString(name)
         shape_offset = int_vector(m_tensor.StartShapeVector, list(shape))
+        quant = None
+        if int8:
+            m_quant.StartScaleVector(b, 1)
+            b.PrependFloat32(1 / 16)
+            scale = b.EndVector()
+            m_quant.StartZeroPointVector(b, 1)
+            b.PrependInt64(0)
+            zero_point = b.EndVector()
+            m_quant.Start(b)
+            m_quant.AddScale(b, scale)
+            m_quant.AddZeroPoint(b, zero_point)
+            quant = m_quant.End(b)
         m_tensor.Start(b)
         m_tensor.AddShape(b, shape_offset)
-        m_tensor.AddType(b, 0)  # FLOAT32
+        m_tensor.AddType(b, 9 if int8 else 0)  # INT8 / FLOAT32
         m_tensor.AddBuffer(b, 0)
         m_tensor.AddName(b, name_offset)
+        if quant is not None:
+            m_tensor.AddQuantization(b, quant)
         tensors.append(m_tensor.End(b))
     op_inputs = int_vector(m_op.StartInputsVector, [0, 1])
     op_outputs = int_vector(m_op.StartOutputsVector, [2])
