@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,7 +15,7 @@ from nnlat.cli.output import parse_input_shapes, print_json, stdout, user_errors
 from nnlat.cli.remote import ServerOption, TokenOption, client_of
 
 
-class Target(str, Enum):
+class Target(StrEnum):
     """What ``nnlat query`` shows of a measurement."""
 
     latency = "latency"
