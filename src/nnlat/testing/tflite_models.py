@@ -54,7 +54,42 @@ def _mlp(keras: Any) -> Any:
     return keras.Model(x, keras.layers.Dense(4, activation="sigmoid")(y))
 
 
-MODELS: dict[str, Callable[[Any], Any]] = {"cnn": _cnn, "kws": _kws, "mlp": _mlp}
+def _vit(keras: Any) -> Any:
+    x = keras.Input((8, 8, 3), batch_size=1)
+    y = keras.layers.Conv2D(16, 2, strides=2)(x)  # patch embedding
+    y = keras.layers.Reshape((16, 16))(y)
+    z = keras.layers.LayerNormalization()(y)
+    z = keras.layers.MultiHeadAttention(num_heads=2, key_dim=8)(z, z)
+    y = keras.layers.Add()([y, z])
+    z = keras.layers.Dense(32, activation="gelu")(keras.layers.LayerNormalization()(y))
+    y = keras.layers.Add()([y, keras.layers.Dense(16)(z)])
+    y = keras.layers.GlobalAveragePooling1D()(y)
+    return keras.Model(x, keras.layers.Dense(10)(y))
+
+
+def _image_ops(keras: Any) -> Any:
+    x = keras.Input((12, 12, 3), batch_size=1)
+    y = keras.layers.Rescaling(1 / 127.5, offset=-1)(x)  # per-tensor constants
+    y = keras.layers.ZeroPadding2D(1)(y)
+    y = keras.layers.Conv2D(8, 3, use_bias=False)(y)
+    y = keras.layers.BatchNormalization()(y)
+    y = keras.layers.Activation("swish")(y)
+    s = keras.layers.GlobalAveragePooling2D(keepdims=True)(y)  # squeeze-and-excite
+    s = keras.layers.Conv2D(8, 1, activation="sigmoid")(s)
+    y = keras.layers.Multiply()([y, s])
+    y = keras.layers.Conv2DTranspose(4, 3, strides=2, padding="same")(y)
+    y = keras.layers.UpSampling2D(2)(keras.layers.MaxPooling2D(2)(y))
+    y = keras.layers.Conv2D(4, 3, padding="same", activation="hard_swish")(y)
+    return keras.Model(x, keras.layers.Flatten()(y))
+
+
+MODELS: dict[str, Callable[[Any], Any]] = {
+    "cnn": _cnn,
+    "kws": _kws,
+    "mlp": _mlp,
+    "vit": _vit,
+    "image_ops": _image_ops,
+}
 """Corpus model name → Keras builder (given the ``keras`` module)."""
 
 
