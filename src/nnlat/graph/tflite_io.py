@@ -472,8 +472,11 @@ class _Converter:
                 and len(t.shape) <= 4
                 and t.name not in self.initializers
             ):
-                t.shape = (1,) * (4 - len(t.shape)) + t.shape
+                pad = 4 - len(t.shape)  # broadcast as TFLite does: leading ones
+                t.shape = (1,) * pad + t.shape
                 t.perm = like.perm
+                if t.quant is not None:
+                    t.quant = (t.quant[0], t.quant[1], t.quant[2] + pad)
             return self._weight(index)
         if like is not None and like.perm and len(t.shape) < 4:
             shape = (1,) * (4 - len(t.shape)) + t.shape
