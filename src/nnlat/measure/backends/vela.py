@@ -15,7 +15,7 @@ only; each combination is checked with Vela's own configuration reader. Names re
 ``<accelerator>.<system config>.<memory mode>-vela<X.Y>-int8``, e.g.
 ``u55_128.ethos_u55_high_end_embedded.shared_sram-vela5.2-int8``; a user's section of
 the same name as a default one replaces it. The configuration files' digest is recorded
-with each estimate.
+with each estimate (it is not part of the cache key: a changed section needs a new name).
 
 Models the NPU cannot take whole (float models, unsupported operators) are not given a
 number: the result is ``unsupported`` and names the operators Vela places on the CPU
