@@ -48,7 +48,7 @@ def model_precision(graph: Graph) -> str:
         >>> from nnlat.graph import load
         >>> from nnlat.testing.tflite_models import handmade_tflite
         >>> model_precision(load(handmade_tflite(dtype="int8")))
-        'fp32'
+        'int8'
     """
     for node, cost in zip(
         (owner.nodes[i] for owner, i in graph.walk()), graph_cost(graph).nodes, strict=True
