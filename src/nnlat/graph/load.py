@@ -100,6 +100,7 @@ def _load_tflite(data: bytes, label: str, options: NormalizeOptions) -> Graph:
     fixed = {
         v.name: tuple(d.dim_value for d in v.type.tensor_type.shape.dim) for v in model.graph.input
     }
+    _check_fixed_shapes(fixed, options, label)
     declared = {v.name: v for v in model.graph.value_info}
     try:
         model = normalize(model, options, copy=False)
@@ -116,15 +117,29 @@ def _load_tflite(data: bytes, label: str, options: NormalizeOptions) -> Graph:
             model.graph.value_info.extend(missing)
             infer_shapes(model, options)
         graph = model_to_ir(model)
-    except InvalidInputShapeError as exc:
+    except InvalidInputShapeError as exc:  # the shapes are the file's: a converter fault
         raise ModelLoadError(f"{label}: converting the TFLite model failed ({exc})") from None
-    for spec in graph.inputs:
-        if spec.shape != fixed.get(spec.name, spec.shape):
-            raise InvalidInputShapeError(
-                f"{label}: a TFLite model's input shapes are fixed in the file "
-                f"({spec.name} is {fixed[spec.name]}); convert it again with the shapes you want"
-            )
     return _with_quantization(graph, quant, data)
+
+
+def _check_fixed_shapes(
+    fixed: Mapping[str, tuple[int, ...]], options: NormalizeOptions, label: str
+) -> None:
+    """Refuse shape overrides: the interpreter runs a TFLite file with its own shapes."""
+    unknown = sorted(set(options.input_shapes) - set(fixed))
+    if unknown:
+        raise InvalidInputShapeError(
+            f"{label} has no input {unknown[0]!r}; its inputs are {', '.join(fixed)}"
+        )
+    for name, shape in fixed.items():
+        wanted = options.input_shapes.get(name)
+        if wanted is None and options.batch_size is not None and shape:
+            wanted = (options.batch_size, *shape[1:])
+        if wanted is not None and tuple(wanted) != shape:
+            raise InvalidInputShapeError(
+                f"{label}: a TFLite model's input shapes are fixed in the file ({name} is "
+                f"{shape}, not {tuple(wanted)}); convert it again with the shapes you want"
+            )
 
 
 def _with_quantization(graph: Graph, quant: dict[str, Quantization], data: bytes) -> Graph:
