@@ -5,9 +5,10 @@ says what went wrong *and what to do*. The CLI prints that message and exits non
 never a traceback. The tree::
 
     NnlatError
-    ├── ModelLoadError          the file/bytes are not a loadable ONNX model
+    ├── ModelLoadError          the file/bytes are not a loadable ONNX or TFLite model
     │   ├── ModelTooLargeError  over the configured size limit
-    │   └── ExternalDataError   external-data reference missing or outside the model folder
+    │   ├── ExternalDataError   external-data reference missing or outside the model folder
+    │   └── UnsupportedOperatorError  an operator nnlat cannot convert (named)
     ├── InvalidInputShapeError  a --input-shape / batch-size override that does not fit
     ├── ExportError             a torch.nn.Module could not be exported to ONNX
     └── UnknownNameError        a registry lookup (model family, ...) with an unknown name
@@ -30,6 +31,10 @@ class ModelTooLargeError(ModelLoadError):
 
 class ExternalDataError(ModelLoadError):
     """An external-data reference is missing or points outside the model's folder."""
+
+
+class UnsupportedOperatorError(ModelLoadError):
+    """The model uses an operator nnlat cannot convert to its IR; the message names it."""
 
 
 class InvalidInputShapeError(NnlatError):

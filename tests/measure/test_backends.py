@@ -55,15 +55,18 @@ def test_conformance_catches_a_backend_that_raises_instead_of_reporting() -> Non
 
 def test_registry_lists_backends_and_rejects_unknown_names() -> None:
     registry = backend_registry({"fake": FakeBackend})
-    assert registry.names() == ["fake", "openvino", "ort", "torch"]
-    with pytest.raises(UnknownNameError, match="known: fake, openvino, ort, torch"):
+    assert registry.names() == [
+        "fake", "litert", "litertbuiltin", "openvino", "ort", "torch", "vela"
+    ]  # fmt: skip
+    with pytest.raises(UnknownNameError, match="known: fake, litert, litertbuiltin, openvino"):
         registry.get("tvm")
 
 
 def test_importing_backends_imports_no_runtime() -> None:
     code = (
         "import sys, nnlat.measure.runner, nnlat.measure.backends.registry; "
-        "print(sorted(m for m in ('onnxruntime', 'openvino', 'torch') if m in sys.modules))"
+        "print(sorted(m for m in ('onnxruntime', 'openvino', 'torch', 'ai_edge_litert', "
+        "'ethosu', 'tensorflow') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -15,8 +16,16 @@ from nnlat.cli.remote import ServerOption, TokenOption, client_of
 from nnlat.platform import UnknownPlatformError, match_platform
 
 
+class Target(StrEnum):
+    """What ``nnlat query`` shows of a measurement."""
+
+    latency = "latency"
+    memory = "memory"
+    energy = "energy"
+
+
 def query_command(
-    model: Annotated[Path, typer.Argument(help="An ONNX file.")],
+    model: Annotated[Path, typer.Argument(help="An ONNX or TFLite file.")],
     platform: Annotated[
         str | None,
         typer.Option(
@@ -38,8 +47,18 @@ def query_command(
     server: ServerOption = None,
     token: TokenOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    target: Annotated[
+        Target,
+        typer.Option(
+            "--target",
+            "-t",
+            help="latency; memory (peak working memory: RSS growth on CPUs, SRAM on an NPU); "
+            "energy (joules per inference, where the host has RAPL or NVML).",
+        ),
+    ] = Target.latency,
 ) -> None:
-    """The latency of MODEL on PLATFORM: from the database, or measured now and stored.
+    """The latency, memory or energy of MODEL on PLATFORM: from the database, or measured
+    now and stored.
 
     With --server the server answers: from its database, or by its device farm.
     """
@@ -76,7 +95,14 @@ def query_command(
     if payload["status"] != "ok":
         stdout.print(f"[red]{payload['status']}:[/] {payload['error']}", highlight=False)
         raise typer.Exit(1)
+    if target is not Target.latency:
+        _print_target(payload, target)
+        return
     lat = payload["latency_ms"]
+    if payload.get("deterministic"):
+        stdout.print(f"estimate [bold]{lat['median']:.6f} ms[/] (deterministic: one exact value)")
+        stdout.print(f"graph hash  {payload['graph_hash']}")
+        return
     table = Table.grid(padding=(0, 2))
     table.add_row("median", f"[bold]{lat['median']:.3f} ms[/] ± {lat['median_ci95']:.3f} (95 % CI)")
     table.add_row("mean / std", f"{lat['mean']:.3f} / {lat['std']:.3f} ms (CV {lat['cv']:.1%})")
@@ -88,6 +114,26 @@ def query_command(
         table.add_row("peak memory", f"{payload['peak_memory_bytes'] / 1e6:,.1f} MB")
     table.add_row("graph hash", payload["graph_hash"])
     stdout.print(table)
+
+
+def _print_target(payload: dict[str, Any], target: Target) -> None:
+    """Print the memory or energy of an ok result; exit 1 with the reason if it is missing."""
+    if target is Target.memory:
+        value = payload["peak_memory_bytes"]
+        if value is None:
+            stdout.print("[yellow]memory not measured[/] on this platform")
+            raise typer.Exit(1)
+        method = payload.get("memory_method") or "unknown method"
+        stdout.print(f"peak memory [bold]{value:,} bytes[/] ({value / 2**20:,.2f} MiB; {method})")
+        return
+    value = payload.get("energy_j")
+    if value is None:
+        stdout.print(
+            f"[yellow]energy not measured:[/] {payload.get('energy_note') or 'no reason given'}",
+            highlight=False,
+        )
+        raise typer.Exit(1)
+    stdout.print(f"energy [bold]{value * 1e3:.4f} mJ[/] per inference")
 
 
 def platforms_command(

@@ -21,6 +21,21 @@ Shape = tuple[Dim, ...] | None
 
 
 @dataclass(frozen=True)
+class Quantization:
+    """Affine quantisation of a tensor: ``real = scale * (stored - zero_point)``.
+
+    Attributes:
+        scale: one scale per tensor, or one per slice along ``axis`` (per-channel).
+        zero_point: the matching zero points.
+        axis: the per-channel dimension, indexed in the tensor's ``shape`` as given here.
+    """
+
+    scale: tuple[float, ...]
+    zero_point: tuple[int, ...]
+    axis: int = 0
+
+
+@dataclass(frozen=True)
 class TensorSpec:
     """Type of one tensor: name, element type and shape.
 
@@ -31,12 +46,15 @@ class TensorSpec:
         shape: one entry per dimension, ``None`` for an unknown dimension; ``None`` for an
             unknown rank.
         itemsize: bytes per element (0 when unknown).
+        quant: quantisation parameters where the source model states them (TFLite); like
+            weight values they never enter the graph hash.
     """
 
     name: str
     dtype: str
     shape: Shape
     itemsize: int = 0
+    quant: Quantization | None = None
 
     # Sizes are recomputed on each read: cost and feature code reads each tensor's size
     # only a few times, and a cached_property's first read (Python 3.11) costs more than
@@ -136,6 +154,11 @@ class Graph:
         opsets: domain → opset version.
         onnx_bytes: the normalised weight-free ONNX model (the storage form); empty for
             sub-graphs.
+        source_format: the format of the file the graph was loaded from (``"onnx"``,
+            ``"tflite"``).
+        source_bytes: the original file, weights included, for runtimes that must run
+            exactly that file (LiteRT, Vela); empty for ONNX, whose backends run
+            ``onnx_bytes`` with generated weights.
 
     Example:
         >>> from nnlat.testing import tiny_model
@@ -152,6 +175,8 @@ class Graph:
     tensors: Mapping[str, TensorSpec]
     opsets: Mapping[str, int] = field(default_factory=dict)
     onnx_bytes: bytes = b""
+    source_format: str = "onnx"
+    source_bytes: bytes = b""
 
     @cached_property
     def producer(self) -> dict[str, int]:

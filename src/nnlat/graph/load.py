@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import onnx
 
-from nnlat.graph.ir import Graph
+from nnlat.errors import InvalidInputShapeError, ModelLoadError
+from nnlat.graph.ir import Graph, Quantization, TensorSpec
 from nnlat.graph.normalize import NormalizeOptions, normalize
 from nnlat.graph.onnx_io import DEFAULT_MAX_MODEL_BYTES, model_to_ir, read_model
+from nnlat.graph.passes.infer_shapes import infer_shapes
+from nnlat.graph.tflite_io import is_tflite, read_tflite, tflite_to_onnx
 
 if TYPE_CHECKING:
     import torch
@@ -30,9 +34,10 @@ def load(
     """Load a model as a normalised, weight-free :class:`Graph`.
 
     Args:
-        source: a path to an ONNX file, serialised ONNX bytes, an ``onnx.ModelProto``,
-            an existing ``Graph`` (re-normalised from its stored bytes), or a
-            ``torch.nn.Module`` (then ``example_shapes`` is required).
+        source: a path to an ONNX or TFLite file, serialised ONNX or TFLite bytes, an
+            ``onnx.ModelProto``, an existing ``Graph`` (re-normalised from its stored
+            bytes), or a ``torch.nn.Module`` (then ``example_shapes`` is required). TFLite
+            is recognised by its file identifier, whatever the file is called.
         input_shapes: input name → shape overrides; they fix dynamic dimensions.
         batch_size: sets dimension 0 of every input without an override.
         example_shapes: the module's input shapes, for a ``torch.nn.Module`` source.
@@ -52,12 +57,105 @@ def load(
         >>> g.inputs[0].shape
         (2, 3, 32, 32)
     """
-    model = to_model_proto(source, example_shapes=example_shapes, max_model_bytes=max_model_bytes)
     options = NormalizeOptions(
         batch_size=batch_size,
         input_shapes={k: tuple(int(d) for d in v) for k, v in (input_shapes or {}).items()},
     )
+    tflite = _tflite_source(source, max_model_bytes)
+    if tflite is not None:
+        return _load_tflite(*tflite, options)
+    model = to_model_proto(source, example_shapes=example_shapes, max_model_bytes=max_model_bytes)
     return model_to_ir(normalize(model, options, copy=False))  # the proto is ours
+
+
+def _tflite_source(source: Any, max_bytes: int) -> tuple[bytes, str] | None:
+    """(bytes, label) when ``source`` is a TFLite model, None for anything else."""
+    if isinstance(source, Graph):
+        return (
+            (source.source_bytes, "the graph's source")
+            if source.source_format == "tflite"
+            else None
+        )
+    if isinstance(source, bytes | bytearray):
+        return (
+            (read_tflite(source, max_bytes=max_bytes), "the given bytes")
+            if is_tflite(source)
+            else None
+        )
+    if not isinstance(source, str | Path):
+        return None
+    path = Path(source)
+    if path.suffix.lower() != ".tflite":
+        if not path.is_file():
+            return None  # read_model says the file is missing
+        with path.open("rb") as file:
+            if not is_tflite(file.read(8)):
+                return None
+    return read_tflite(path, max_bytes=max_bytes), str(path)
+
+
+def _load_tflite(data: bytes, label: str, options: NormalizeOptions) -> Graph:
+    """Convert, normalise and attach quantisation and the original bytes."""
+    model, quant = tflite_to_onnx(data, label)
+    fixed = {
+        v.name: tuple(d.dim_value for d in v.type.tensor_type.shape.dim) for v in model.graph.input
+    }
+    _check_fixed_shapes(fixed, options, label)
+    declared = {v.name: v for v in model.graph.value_info}
+    try:
+        model = normalize(model, options, copy=False)
+        # Normalisation forgets declared shapes and ONNX cannot infer those of the
+        # tflite-domain operators: declare TFLite's own again, then infer what follows.
+        typed = {v.name for v in model.graph.value_info if v.type.tensor_type.HasField("shape")}
+        missing = [
+            declared[o]
+            for node in model.graph.node
+            for o in node.output
+            if o in declared and o not in typed
+        ]
+        if missing:
+            model.graph.value_info.extend(missing)
+            infer_shapes(model, options)
+        graph = model_to_ir(model)
+    except InvalidInputShapeError as exc:  # the shapes are the file's: a converter fault
+        raise ModelLoadError(f"{label}: converting the TFLite model failed ({exc})") from None
+    return _with_quantization(graph, quant, data)
+
+
+def _check_fixed_shapes(
+    fixed: Mapping[str, tuple[int, ...]], options: NormalizeOptions, label: str
+) -> None:
+    """Refuse shape overrides: the interpreter runs a TFLite file with its own shapes."""
+    unknown = sorted(set(options.input_shapes) - set(fixed))
+    if unknown:
+        raise InvalidInputShapeError(
+            f"{label} has no input {unknown[0]!r}; its inputs are {', '.join(fixed)}"
+        )
+    for name, shape in fixed.items():
+        wanted = options.input_shapes.get(name)
+        if wanted is None and options.batch_size is not None and shape:
+            wanted = (options.batch_size, *shape[1:])
+        if wanted is not None and tuple(wanted) != shape:
+            raise InvalidInputShapeError(
+                f"{label}: a TFLite model's input shapes are fixed in the file ({name} is "
+                f"{shape}, not {tuple(wanted)}); convert it again with the shapes you want"
+            )
+
+
+def _with_quantization(graph: Graph, quant: dict[str, Quantization], data: bytes) -> Graph:
+    def spec(s: TensorSpec) -> TensorSpec:
+        q = quant.get(s.name)
+        return s if q is None else dataclasses.replace(s, quant=q)
+
+    return dataclasses.replace(
+        graph,
+        inputs=tuple(map(spec, graph.inputs)),
+        outputs=tuple(map(spec, graph.outputs)),
+        weights={k: spec(v) for k, v in graph.weights.items()},
+        tensors={k: spec(v) for k, v in graph.tensors.items()},
+        source_format="tflite",
+        source_bytes=data,
+    )
 
 
 def to_model_proto(
@@ -73,7 +171,6 @@ def to_model_proto(
     Raises:
         ModelLoadError: the source is not a loadable model or of an unsupported type.
     """
-    from nnlat.errors import ModelLoadError
     from nnlat.graph.onnx_io import check_model, parse_model
 
     if isinstance(source, Graph):

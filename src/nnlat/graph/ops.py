@@ -4,15 +4,17 @@ Many op types share a family, and each family has one cost function in
 :mod:`nnlat.graph.cost`. An op type absent from this table is *unknown*: it gets zero
 FLOPs and is reported by name, never silently ignored. Adding an op is one row here.
 
-Ops of the default ONNX domain and of ``com.microsoft`` (onnxruntime's contrib ops,
-e.g. what dynamic int8 quantization emits) are looked up; any other domain is unknown.
+Ops of the default ONNX domain, of ``com.microsoft`` (onnxruntime's contrib ops,
+e.g. what dynamic int8 quantization emits) and of ``tflite`` (TFLite builtins without an
+ONNX counterpart, kept under their TFLite name by :mod:`nnlat.graph.tflite_io`) are
+looked up; any other domain is unknown.
 """
 
 from __future__ import annotations
 
 from nnlat.graph.ir import Node
 
-KNOWN_DOMAINS = frozenset({"", "ai.onnx", "com.microsoft"})
+KNOWN_DOMAINS = frozenset({"", "ai.onnx", "com.microsoft", "tflite"})
 
 _FAMILIES: dict[str, tuple[str, ...]] = {
     # Multiply-accumulate heavy ops.
@@ -20,6 +22,7 @@ _FAMILIES: dict[str, tuple[str, ...]] = {
     "conv_transpose": ("ConvTranspose",),
     "gemm": ("Gemm", "FusedGemm"),
     "matmul": (
+        "BATCH_MATMUL",
         "MatMul",
         "MatMulInteger",
         "QLinearMatMul",
@@ -51,6 +54,10 @@ _FAMILIES: dict[str, tuple[str, ...]] = {
         "ArgMin",
         "TopK",
         "CumSum",
+        "ARG_MAX",
+        "ARG_MIN",
+        "CUMSUM",
+        "TOPK_V2",
     ),
     # Normalisations.
     "batch_norm": ("BatchNormalization",),
@@ -64,6 +71,8 @@ _FAMILIES: dict[str, tuple[str, ...]] = {
         "SimplifiedLayerNormalization",
         "SkipLayerNormalization",
         "RMSNormalization",
+        "L2_NORMALIZATION",
+        "LOCAL_RESPONSE_NORMALIZATION",
     ),
     "softmax": ("Softmax", "LogSoftmax", "Hardmax"),
     # One arithmetic operation per output element (an approximation for the transcendental).
@@ -142,6 +151,13 @@ _FAMILIES: dict[str, tuple[str, ...]] = {
         "QLinearSigmoid",
         "QLinearLeakyRelu",
         "BiasAdd",
+        "SQUARED_DIFFERENCE",
+        "RSQRT",
+        "SQUARE",
+        "FLOOR_DIV",
+        "ATAN2",
+        "SELECT",
+        "SELECT_V2",
     ),
     "quantize": (
         "QuantizeLinear",
@@ -199,6 +215,25 @@ _FAMILIES: dict[str, tuple[str, ...]] = {
         "RandomNormalLike",
         "RandomUniform",
         "RandomUniformLike",
+        "STRIDED_SLICE",
+        "SLICE",
+        "GATHER",
+        "GATHER_ND",
+        "SPLIT",
+        "SPLIT_V",
+        "PACK",
+        "UNPACK",
+        "TILE",
+        "BROADCAST_TO",
+        "ZEROS_LIKE",
+        "ONES_LIKE",
+        "FILL",
+        "SHAPE",
+        "RANGE",
+        "BATCH_TO_SPACE_ND",
+        "SPACE_TO_BATCH_ND",
+        "REVERSE_V2",
+        "EMBEDDING_LOOKUP",
     ),
     # Sub-graph holders: their own cost is nil; sub-graph nodes are costed one by one.
     "control_flow": ("If", "Loop", "Scan"),

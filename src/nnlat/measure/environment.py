@@ -9,6 +9,10 @@ measurements from different fingerprints are never pooled.
 
 :func:`software_versions` lists the versions of the packages that produce a number.
 Nothing here imports a runtime: versions come from the installed package metadata.
+
+:func:`energy_meter` finds the host's energy counter, if it has one: RAPL package
+domains under ``/sys/class/powercap`` for CPU platforms, NVML's total-energy counter for
+an NVIDIA GPU; otherwise it says why there is none.
 """
 
 from __future__ import annotations
@@ -258,7 +262,17 @@ def detect_hardware() -> HardwareInfo:
     return HardwareInfo(**fields, usable_cpus=usable, fingerprint=digest)
 
 
-SOFTWARE_PACKAGES = ("nnlat", "numpy", "onnx", "onnxruntime", "openvino", "torch", "onnx2torch")
+SOFTWARE_PACKAGES = (
+    "nnlat",
+    "numpy",
+    "onnx",
+    "onnxruntime",
+    "openvino",
+    "torch",
+    "onnx2torch",
+    "ai-edge-litert",
+    "ethos-u-vela",
+)
 
 
 def software_versions() -> dict[str, str]:
@@ -277,3 +291,76 @@ def software_versions() -> dict[str, str]:
         except importlib.metadata.PackageNotFoundError:
             continue
     return versions
+
+
+POWERCAP = Path("/sys/class/powercap")
+_RAPL_PACKAGE = re.compile(r"^intel-rapl:\d+$")  # packages; "intel-rapl:0:1" are their parts
+
+
+class EnergyMeter:
+    """A cumulative energy counter of this host: RAPL packages on CPUs, NVML on a GPU.
+
+    ``read_j()`` returns joules since an arbitrary origin; the difference of two reads is
+    the energy the whole package (or GPU) used meanwhile, whoever used it. Counter
+    wrap-around (RAPL's ``max_energy_range_uj``) is undone between consecutive reads.
+
+    Attributes:
+        method: ``"rapl"`` or ``"nvml"``.
+    """
+
+    def __init__(self, method: str, sources: tuple[Path, ...] = (), handle: object = None) -> None:
+        self.method = method
+        self._sources = sources
+        self._handle = handle
+        self._last: list[int] = []
+        self._wraps = [0] * len(sources)
+
+    def read_j(self) -> float:
+        """Joules consumed since an arbitrary origin."""
+        if self.method == "nvml":
+            import pynvml
+
+            return pynvml.nvmlDeviceGetTotalEnergyConsumption(self._handle) / 1e3  # mJ
+        values = [int((src / "energy_uj").read_text()) for src in self._sources]
+        for k, (now, before) in enumerate(zip(values, self._last, strict=False)):
+            if now < before:  # the counter wrapped
+                self._wraps[k] += int((self._sources[k] / "max_energy_range_uj").read_text())
+        self._last = values
+        return sum(v + w for v, w in zip(values, self._wraps, strict=True)) / 1e6
+
+
+def energy_meter(device: str, root: Path = POWERCAP) -> tuple[EnergyMeter | None, str]:
+    """The energy counter for ``device`` ("cpu" / "cuda"), or None and why there is none.
+
+    Args:
+        device: the platform's device.
+        root: the powercap folder (tests point it elsewhere).
+
+    Example:
+        >>> meter, why = energy_meter("npu")
+        >>> meter is None and "no energy counter" in why
+        True
+    """
+    if device == "cuda":
+        try:
+            import pynvml
+
+            pynvml.nvmlInit()
+            handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+            pynvml.nvmlDeviceGetTotalEnergyConsumption(handle)
+        except Exception as exc:  # no pynvml, no driver, or a GPU without the counter
+            return None, f"NVML energy counter unavailable ({type(exc).__name__}: {exc})"
+        return EnergyMeter("nvml", handle=handle), ""
+    if device != "cpu":
+        return None, f"no energy counter for a {device} platform"
+    if not root.is_dir():
+        return None, f"no RAPL on this host ({root} does not exist)"
+    packages = tuple(p for p in sorted(root.iterdir()) if _RAPL_PACKAGE.match(p.name))
+    if not packages:
+        return None, f"no RAPL package domain under {root}"
+    try:
+        for package in packages:
+            int((package / "energy_uj").read_text())
+    except (OSError, ValueError) as exc:
+        return None, f"RAPL counters unreadable ({exc}); reading them may need root"
+    return EnergyMeter("rapl", sources=packages), ""

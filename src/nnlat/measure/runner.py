@@ -24,6 +24,12 @@ reset, the growth of ``ru_maxrss`` if it grew (None otherwise). On a GPU it is t
 device memory PyTorch allocated at its peak. The method is recorded in
 ``environment["memory"]``.
 
+Energy, in joules per inference, is the host's energy counter (RAPL package domains on a
+CPU, NVML on an NVIDIA GPU; :func:`~nnlat.measure.environment.energy_meter`) read
+around the timed runs, divided by their number. The counter covers the whole package or
+GPU, so it is only meaningful on an otherwise idle host. Without a counter the field is
+None and ``energy_note`` says why; ``environment["energy"]`` names the method.
+
 Any exception from the runtime while preparing or running becomes a ``failed``
 Measurement carrying the runtime's message; nothing the runtime raises escapes.
 """
@@ -43,13 +49,25 @@ from typing import Any
 
 import numpy as np
 
+from nnlat.errors import NnlatError
 from nnlat.graph.hashing import graph_key
 from nnlat.measure.backends.base import Backend, BackendUnavailableError, Prepared, graph_for
 from nnlat.measure.backends.registry import BackendFactory, backend_registry
-from nnlat.measure.environment import detect_hardware, software_versions
+from nnlat.measure.environment import (
+    EnergyMeter,
+    detect_hardware,
+    energy_meter,
+    software_versions,
+)
 from nnlat.measure.inputs import check_inputs, load_npz, random_inputs
 from nnlat.measure.stats import ci_target_met, settled, summarize
-from nnlat.measure.types import PROTOCOL_VERSION, Measurement, MeasureSpec, RawSamples
+from nnlat.measure.types import (
+    PROTOCOL_VERSION,
+    LatencyStats,
+    Measurement,
+    MeasureSpec,
+    RawSamples,
+)
 from nnlat.platform import Platform, UnknownPlatformError, parse_platform_name
 from nnlat.registry import Registry
 from nnlat.zoo.family import ZooModel
@@ -60,11 +78,12 @@ UserInputs = Mapping[str, np.ndarray] | str | Path | None
 
 @dataclass(frozen=True)
 class Timing:
-    """What the timing loop produced: the samples and why it stopped."""
+    """What the timing loop produced: the samples, why it stopped, energy per run (J)."""
 
     samples: RawSamples
     stop_reason: str
     warmup_settled: bool
+    energy_j: float | None = None
 
 
 def available_platforms(backends: Registry[BackendFactory] | None = None) -> list[Platform]:
@@ -140,10 +159,14 @@ def resolve_platform(
     if not backend.available():
         return backend, None, name
     threads = parts["threads"]
+    by_name = getattr(backend, "platform_by_name", None)  # backends with many per dtype
     try:
-        resolved = backend.platform(
-            threads if isinstance(threads, int) else None, str(parts["dtype"])
-        )
+        if by_name is not None:
+            resolved = by_name(name)
+        else:
+            resolved = backend.platform(
+                threads if isinstance(threads, int) else None, str(parts["dtype"])
+            )
     except UnknownPlatformError as exc:
         raise _unknown(f"{name!r}: {exc}", backends) from None
     if resolved.name != name:
@@ -238,6 +261,7 @@ def time_runs(
     spec: MeasureSpec,
     *,
     clock: Callable[[], float] = time.perf_counter,
+    meter: EnergyMeter | None = None,
 ) -> Timing:
     """Warm up, then time runs until the stopping rule fires (module docstring, 4-5).
 
@@ -246,6 +270,7 @@ def time_runs(
         inputs: its inputs.
         spec: warm-up and stopping parameters.
         clock: seconds, for the time budgets (tests pass a fake clock).
+        meter: the host's energy counter, read around the timed runs (not the warm-up).
 
     Returns:
         The :class:`Timing`; ``samples.warmup_ms[0]`` is the cold run.
@@ -260,6 +285,7 @@ def time_runs(
         ):
             break
     latencies: list[float] = []
+    joules_before = meter.read_j() if meter is not None else None
     start = clock()
     next_check = spec.min_runs
     while True:
@@ -280,10 +306,14 @@ def time_runs(
         if clock() - start >= spec.max_time_s:
             reason = "max_time"
             break
+    energy_j = None
+    if meter is not None and joules_before is not None:
+        energy_j = (meter.read_j() - joules_before) / len(latencies)
     return Timing(
         RawSamples(latencies_ms=tuple(latencies), warmup_ms=tuple(warmup)),
         reason,
         is_settled,
+        energy_j,
     )
 
 
@@ -370,13 +400,17 @@ def measure(
         "inputs": inputs_label,
     }
     subject = model if isinstance(model, ZooModel) and backend.runs_zoo_modules else graph
+    if getattr(backend, "deterministic", False):
+        return _estimate(backend, subject, resolved, spec, {**base, "environment": environment})
     memory = PeakMemory(resolved.device)
+    meter, no_energy = energy_meter(resolved.device)
+    environment["energy"] = meter.method if meter is not None else "none"
     with pinned_cpus(resolved.threads if resolved.device == "cpu" else None) as cpus:
         if cpus is not None:
             environment["pinned_cpus"] = ",".join(map(str, cpus))
         memory.start()
         environment["memory"] = memory.method
-        outcome = _prepare_and_time(backend, subject, resolved, spec, arrays)
+        outcome = _prepare_and_time(backend, subject, resolved, spec, arrays, meter)
         peak = memory.stop()
     common = {**base, "environment": environment, "created_at": datetime.now(UTC)}
     status, error, compile_ms, timing = outcome
@@ -392,6 +426,59 @@ def measure(
         peak_memory_bytes=peak,
         stop_reason=timing.stop_reason,
         warmup_settled=timing.warmup_settled,
+        energy_j=timing.energy_j,
+        energy_note=None if timing.energy_j is not None else no_energy,
+    )
+
+
+def _estimate(
+    backend: Backend, subject: Any, platform: Platform, spec: MeasureSpec, common: dict[str, Any]
+) -> Measurement:
+    """The result of a deterministic estimator (Vela): one exact value, no timing loop.
+
+    Its prepared model holds the estimate (``.estimate``, an NpuEstimate); memory is the
+    SRAM it uses. Operators left to the CPU make the result ``unsupported``, naming them.
+    Errors of the user's making (a model the estimator rejects) are raised, not stored.
+    """
+    environment = {**common.pop("environment"), "memory": "npu_sram_used"}
+    done = {**common, "environment": environment, "deterministic": True}
+    start = time.perf_counter()
+    try:
+        prepared = backend.prepare(subject, platform, spec)
+    except BackendUnavailableError as exc:
+        return Measurement(
+            **done, status="unsupported", error=str(exc), created_at=datetime.now(UTC)
+        )
+    except NnlatError:
+        raise
+    except Exception as exc:  # the estimator's own failure is a result
+        return Measurement(
+            **done,
+            status="failed",
+            error=_error_text("estimate failed", exc),
+            created_at=datetime.now(UTC),
+        )
+    compile_ms = (time.perf_counter() - start) * 1e3
+    estimate = prepared.estimate  # type: ignore[attr-defined]
+    done |= {
+        "compile_ms": compile_ms,
+        "npu": estimate,
+        "peak_memory_bytes": estimate.sram_used_bytes,
+        "energy_note": f"{backend.name} estimates no energy",
+    }
+    if estimate.cpu_operators:
+        shown = ", ".join(estimate.cpu_operators[:10])
+        more = len(estimate.cpu_operators) - 10
+        error = (
+            f"{len(estimate.cpu_operators)} of "
+            f"{len(estimate.cpu_operators) + estimate.npu_operators} operators fall back to "
+            f"the CPU: {shown}{f' and {more} more' if more > 0 else ''}; no latency is given "
+            "for a model the NPU cannot take whole (the NPU part is in .npu)"
+        )
+        return Measurement(**done, status="unsupported", error=error, created_at=datetime.now(UTC))
+    latency_ms = prepared.run({}).latency_ms
+    return Measurement(
+        **done, status="ok", stats=LatencyStats.exact(latency_ms), created_at=datetime.now(UTC)
     )
 
 
@@ -401,6 +488,7 @@ def _prepare_and_time(
     platform: Platform,
     spec: MeasureSpec,
     inputs: Mapping[str, np.ndarray],
+    meter: EnergyMeter | None = None,
 ) -> tuple[str, str | None, float | None, Timing | None]:
     """(status, error, compile_ms, timing): every runtime exception becomes a status."""
     start = time.perf_counter()
@@ -412,7 +500,7 @@ def _prepare_and_time(
         return "failed", _error_text("prepare failed", exc), None, None
     compile_ms = (time.perf_counter() - start) * 1e3
     try:
-        timing = time_runs(prepared, inputs, spec)
+        timing = time_runs(prepared, inputs, spec, meter=meter)
     except Exception as exc:  # out of memory, an unsupported kernel found at run time, ...
         return "failed", _error_text("run failed", exc), compile_ms, None
     finally:

@@ -90,6 +90,102 @@ class LatencyStats(BaseModel):
     median_ci95_ms: float
     stable: bool
 
+    @classmethod
+    def exact(cls, latency_ms: float) -> LatencyStats:
+        """The statistics of one deterministic value (an estimator's, not a timing).
+
+        Example:
+            >>> LatencyStats.exact(2.5).n, LatencyStats.exact(2.5).std_ms
+            (1, 0.0)
+        """
+        v = float(latency_ms)
+        return cls(
+            n=1,
+            mean_ms=v,
+            median_ms=v,
+            p90_ms=v,
+            p99_ms=v,
+            std_ms=0.0,
+            cv=0.0,
+            min_ms=v,
+            max_ms=v,
+            median_ci95_ms=0.0,
+            stable=True,
+        )
+
+
+class NpuLayer(BaseModel):
+    """One row of Vela's per-layer performance table (``*_per-layer.csv``), as Vela wrote it.
+
+    Attributes:
+        original_operator: the TFLite operator, e.g. ``"Conv2D"``.
+        operator: the operator Vela lowered it to (``"Passthrough"`` on the CPU).
+        target: ``"NPU"`` or ``"CPU"``.
+        name: the operator's output tensor name.
+        staging_usage_bytes: SRAM staging used by this layer.
+        cycles: the layer's total cycles; ``npu_cycles`` and the ``*_access_cycles``
+            are its parts.
+        macs: multiply-accumulates.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    original_operator: str
+    operator: str
+    target: str
+    name: str
+    staging_usage_bytes: int
+    cycles: int
+    npu_cycles: int
+    sram_access_cycles: int
+    dram_access_cycles: int
+    on_chip_flash_access_cycles: int
+    off_chip_flash_access_cycles: int
+    macs: int
+
+
+class NpuEstimate(BaseModel):
+    """What Vela estimates for one model on one Ethos-U configuration (its summary CSV).
+
+    Cycle counts are per inference; memory sizes are in bytes (Vela writes KiB).
+
+    Attributes:
+        accelerator: Vela's accelerator configuration, e.g. ``"ethos-u55-128"``.
+        system_config, memory_mode: the sections of the Vela configuration file used.
+        config_sha256: digest of the configuration file(s), so numbers from edited
+            files are never mixed.
+        core_clock_hz: the NPU clock of the system configuration.
+        inference_time_s: Vela's estimated inference time (cycles_total / clock).
+        cycles_*: total cycles and their parts (NPU compute and memory accesses).
+        *_used_bytes: memory used per area (SRAM is the working memory; flash holds the
+            weights).
+        cpu_operators: operators that fall back to the CPU, ``"Op (tensor name)"``;
+            when non-empty the estimate covers the NPU part only.
+        layers: the per-layer table.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    accelerator: str
+    system_config: str
+    memory_mode: str
+    config_sha256: str
+    core_clock_hz: float
+    inference_time_s: float
+    cycles_total: int
+    cycles_npu: int
+    cycles_sram_access: int
+    cycles_dram_access: int
+    cycles_on_chip_flash_access: int
+    cycles_off_chip_flash_access: int
+    sram_used_bytes: int
+    dram_used_bytes: int
+    on_chip_flash_used_bytes: int
+    off_chip_flash_used_bytes: int
+    npu_operators: int
+    cpu_operators: tuple[str, ...]
+    layers: tuple[NpuLayer, ...]
+
 
 class Measurement(BaseModel):
     """One measured (or failed) latency of a model on a platform.
@@ -97,6 +193,14 @@ class Measurement(BaseModel):
     The cache key is ``(graph_hash, platform, batch_size, input_shapes, protocol_version)``.
     A failure to convert or run is a result too: ``status`` says which and ``error`` holds
     the runtime's message.
+
+    Three targets: latency (``stats``), memory (``peak_memory_bytes``: the peak working
+    memory — resident-set growth on CPUs, SRAM used on an NPU; ``environment["memory"]``
+    names the method) and energy (``energy_j`` per inference, or None with
+    ``energy_note`` saying why it could not be measured).
+
+    ``deterministic`` marks an estimator's result (Vela): one exact value, ``stats.n``
+    is 1, never a distribution. ``npu`` holds Vela's full estimate.
 
     ``stop_reason`` says why timing stopped (``"ci"``: the median's confidence interval
     reached the target; ``"max_runs"`` / ``"max_time"``: a budget ran out) and
@@ -122,3 +226,7 @@ class Measurement(BaseModel):
     created_at: datetime
     stop_reason: Literal["ci", "max_runs", "max_time"] | None = None
     warmup_settled: bool | None = None
+    energy_j: float | None = None
+    energy_note: str | None = None
+    deterministic: bool = False
+    npu: NpuEstimate | None = None

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
+from pydantic import BaseModel
 
 from nnlat.graph.ir import Graph
 from nnlat.graph.summary import summarize
@@ -168,12 +169,17 @@ def measurement_values(measurement: Measurement) -> dict[str, Any]:
     shapes = canonical_input_shapes(measurement.input_shapes)
     stats = measurement.stats.model_dump() if measurement.stats else {}
     return {
-        **{name: getattr(measurement, name) for name in _COLUMN_FIELDS},
+        **{name: _column(getattr(measurement, name)) for name in _COLUMN_FIELDS},
         "input_shapes": shapes,
         "input_shapes_hash": input_shapes_hash(shapes),
         **{name: stats.get(name) for name in _STATS_FIELDS},
         "stored_at": utcnow(),
     }
+
+
+def _column(value: Any) -> Any:
+    """A field as its column holds it: nested values (an NPU estimate) as JSON."""
+    return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
 
 
 def to_measurement(row: MeasurementRow, graph_hash: str, platform: str) -> Measurement:

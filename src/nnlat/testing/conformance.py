@@ -16,6 +16,18 @@
 
 A backend that is not available on this host fails step 1: callers skip it instead
 (see ``tests/measure/test_backends.py``).
+
+Two optional backend attributes adapt the check without loosening it for the others:
+
+* ``source_format = "tflite"`` (LiteRT, Vela): the backend runs the original TFLite file,
+  so steps 2 and 4 use small hand-written TFLite models (int8, and float32 where the
+  backend runs fp32) instead of ONNX ones, and an ONNX graph must be refused as
+  unsupported;
+* ``deterministic = True`` (Vela's estimator): nothing executes, so a run returns no
+  outputs, and a good model comes back with exactly one sample, marked deterministic.
+
+A backend with many platforms per dtype resolves names through ``platform_by_name``,
+which step 1 then checks instead of ``platform(threads, dtype)``.
 """
 
 from __future__ import annotations
@@ -44,12 +56,17 @@ def _require(condition: bool, message: str) -> None:
         raise ConformanceError(message)
 
 
-def _check_run(prepared: Prepared, graph: Any, inputs: dict[str, Any], label: str) -> None:
+def _check_run(
+    prepared: Prepared, graph: Any, inputs: dict[str, Any], label: str, executes: bool = True
+) -> None:
     result = prepared.run(inputs)
     _require(
         math.isfinite(result.latency_ms) and result.latency_ms > 0,
         f"{label}: latency {result.latency_ms!r} ms is not a positive finite number",
     )
+    if not executes:
+        _require(result.outputs == (), f"{label}: an estimator returned outputs it never computed")
+        return
     _require(
         len(result.outputs) == len(graph.outputs),
         f"{label}: {len(result.outputs)} outputs, the graph has {len(graph.outputs)}",
@@ -100,27 +117,44 @@ def check_backend(backend: Backend) -> None:
     _require(bool(availability), f"{backend.name} is not available: {availability.reason}")
     platforms = backend.platforms()
     _require(bool(platforms), f"{backend.name} offers no platform on this host")
+    by_name = getattr(backend, "platform_by_name", None)
     for platform in platforms:
         parts = parse_platform_name(platform.name)
         _require(
             parts["runtime"] == backend.name, f"{platform.name}: runtime is not {backend.name}"
         )
-        again = backend.platform(platform.threads, platform.dtype)
-        _require(again == platform, f"platform({platform.threads}, {platform.dtype}) != {platform}")
+        if by_name is not None:
+            _require(
+                by_name(platform.name) == platform, f"platform_by_name({platform.name}) differs"
+            )
+        else:
+            again = backend.platform(platform.threads, platform.dtype)
+            _require(
+                again == platform, f"platform({platform.threads}, {platform.dtype}) != {platform}"
+            )
 
     # 2-3. prepare and run each platform on the tiny model and a zoo model. Exporting
     # the zoo model takes a second or two, so its graph is made once and the ZooModel
     # itself goes to non-torch backends on the first platform only.
-    zoo, zoo_graph = _nb201()
+    tflite = getattr(backend, "source_format", "onnx") == "tflite"
+    executes = not getattr(backend, "deterministic", False)
     tiny = load(tiny_model())
     spec = MeasureSpec(seed=0)
+    if tflite:
+        tflite_subjects = _tflite_subjects(backend.dtypes)
+        _require(
+            _refuses(backend, tiny, platforms[0], spec),
+            f"{platforms[0].name}: an ONNX graph was not refused as unsupported",
+        )
+    else:
+        zoo, zoo_graph = _nb201()
     for index, platform in enumerate(platforms):
-        subjects: list[tuple[str, Any, Any]] = [
-            ("tiny graph", tiny, tiny),
-            ("nb201 graph", zoo_graph, zoo_graph),
-        ]
-        if index == 0 or backend.runs_zoo_modules:
-            subjects.append(("nb201 zoo model", zoo, zoo_graph))
+        if tflite:
+            subjects = [s for s in tflite_subjects if s[0].split()[0] == platform.dtype]
+        else:
+            subjects = [("tiny graph", tiny, tiny), ("nb201 graph", zoo_graph, zoo_graph)]
+            if index == 0 or backend.runs_zoo_modules:
+                subjects.append(("nb201 zoo model", zoo, zoo_graph))
         ran = 0
         for label, subject, graph in subjects:
             where = f"{platform.name} / {label}"
@@ -129,7 +163,7 @@ def check_backend(backend: Backend) -> None:
             except BackendUnavailableError:
                 continue  # this host lacks a converter for this kind of model: allowed
             try:
-                _check_run(prepared, graph, random_inputs(graph, seed=0), where)
+                _check_run(prepared, graph, random_inputs(graph, seed=0), where, executes)
                 threads = prepared.threads_in_use()
                 if platform.threads == 1:
                     _require(threads in (1, None), f"{where}: asked for 1 thread, runs {threads}")
@@ -153,8 +187,37 @@ def check_backend(backend: Backend) -> None:
         f"{platform.name}: a custom-domain operator gave status {broken.status!r}, "
         f"error {broken.error!r}; expected a failed or unsupported result with a message",
     )
-    fine = measure(
-        zoo if backend.runs_zoo_modules else tiny, platform, CHECK_SPEC, backends=registry
-    )
+    if tflite:
+        good = next(s[1] for s in tflite_subjects if s[0].split()[0] == platform.dtype)
+    else:
+        good = zoo if backend.runs_zoo_modules else tiny
+    fine = measure(good, platform, CHECK_SPEC, backends=registry)
     _require(fine.status == "ok", f"{platform.name}: a good model gave {fine.status}: {fine.error}")
-    _require(fine.stats is not None and fine.stats.n >= CHECK_SPEC.min_runs, "too few runs")
+    if executes:
+        _require(fine.stats is not None and fine.stats.n >= CHECK_SPEC.min_runs, "too few runs")
+    else:
+        _require(
+            fine.deterministic and fine.stats is not None and fine.stats.n == 1,
+            f"{platform.name}: a deterministic estimate must be one sample marked deterministic",
+        )
+
+
+def _tflite_subjects(dtypes: tuple[str, ...]) -> list[tuple[str, Any, Any]]:
+    """Hand-written TFLite models, one per precision: (label, graph, graph)."""
+    from nnlat.graph import load
+    from nnlat.testing.tflite_models import handmade_tflite
+
+    found = []
+    for dtype, tflite_dtype in (("int8", "int8"), ("fp32", "float32")):
+        if dtype in dtypes:
+            graph = load(handmade_tflite("ADD", (1, 8, 8, 16), tflite_dtype))
+            found.append((f"{dtype} tflite add", graph, graph))
+    return found
+
+
+def _refuses(backend: Backend, graph: Any, platform: Any, spec: MeasureSpec) -> bool:
+    try:
+        backend.prepare(graph, platform, spec).close()
+    except BackendUnavailableError:
+        return True
+    return False

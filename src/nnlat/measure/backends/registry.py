@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from nnlat.measure.backends.base import Backend
 from nnlat.registry import Registry
@@ -20,14 +21,20 @@ BACKEND_CLASSES = {
     "ort": "nnlat.measure.backends.onnxruntime:OrtBackend",
     "openvino": "nnlat.measure.backends.openvino:OpenVinoBackend",
     "torch": "nnlat.measure.backends.torch:TorchBackend",
+    "litert": "nnlat.measure.backends.litert:LiteRtBackend",
+    "vela": "nnlat.measure.backends.vela:VelaBackend",
+}
+# Runtime name → (class, arguments) of backends that are a configuration of another.
+BACKEND_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "litertbuiltin": ("nnlat.measure.backends.litert:LiteRtBackend", {"xnnpack": False}),
 }
 
 
-def _lazy_factory(target: str) -> BackendFactory:
+def _lazy_factory(target: str, **kwargs: Any) -> BackendFactory:
     module_name, _, class_name = target.partition(":")
 
     def factory() -> Backend:
-        return getattr(importlib.import_module(module_name), class_name)()
+        return getattr(importlib.import_module(module_name), class_name)(**kwargs)
 
     factory.__qualname__ = f"factory of {class_name}"
     return factory
@@ -44,11 +51,13 @@ def backend_registry(extra: Mapping[str, BackendFactory] | None = None) -> Regis
 
     Example:
         >>> backend_registry().names()
-        ['openvino', 'ort', 'torch']
+        ['litert', 'litertbuiltin', 'openvino', 'ort', 'torch', 'vela']
     """
     registry: Registry[BackendFactory] = Registry("backend")
     for name, target in BACKEND_CLASSES.items():
         registry.register(name, _lazy_factory(target))
+    for name, (target, kwargs) in BACKEND_VARIANTS.items():
+        registry.register(name, _lazy_factory(target, **kwargs))
     for name, factory in (extra or {}).items():
         registry.register(name, factory)
     return registry
