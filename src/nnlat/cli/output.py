@@ -11,7 +11,15 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from nnlat.errors import NnlatError, NnlatWarning
 
@@ -20,15 +28,42 @@ stderr = Console(stderr=True)
 
 
 def progress_bar(transient: bool = False) -> Progress:
-    """The progress display of every long command: on stderr, so stdout stays clean."""
+    """The progress display of every long command: on stderr, so stdout stays clean.
+
+    Shows elapsed time and, once a task has a total and some progress, the time left.
+    """
     return Progress(
+        SpinnerColumn(),
         "[progress.description]{task.description}",
-        BarColumn(),
+        BarColumn(bar_width=20),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
         console=stderr,
         transient=transient,
     )
+
+
+@contextmanager
+def spinner(text: str, quiet: bool = False) -> Iterator[None]:
+    """A spinner with elapsed seconds on stderr while a single long step runs.
+
+    Nothing is shown when ``quiet`` or when stderr is not a terminal; it disappears
+    when the step ends, so the result is the last thing on screen.
+    """
+    if quiet:
+        yield
+        return
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}", markup=False),
+        TimeElapsedColumn(),
+        console=stderr,
+        transient=True,
+    ) as progress:
+        progress.add_task(text, total=None)
+        yield
 
 
 def comma_list(values: str | list[str] | None) -> list[str]:
