@@ -89,12 +89,21 @@ def _jsonable(value: Any) -> Any:
 
 
 @contextmanager
-def user_errors() -> Iterator[None]:
-    """Turn NnlatError into a one-line message and exit code 2; show nnlat warnings."""
+def user_errors(subject: str | None = None) -> Iterator[None]:
+    """Turn NnlatError into a one-line message and exit code 2; show nnlat warnings.
+
+    Args:
+        subject: what the command is about (a model file's name): messages that do not
+            name it already are prefixed with it, so a warning among many says whose it is.
+    """
+
+    def about(message: object) -> str:
+        text = str(message)
+        return text if not subject or subject in text else f"{subject}: {text}"
 
     def show(message: Warning | str, category: type[Warning], *args: Any, **kw: Any) -> None:
         if issubclass(category, NnlatWarning):
-            stderr.print(f"[yellow]warning:[/] {message}", highlight=False)
+            stderr.print(f"[yellow]warning:[/] {_escape(about(message))}", highlight=False)
 
     previous: Callable[..., None] = warnings.showwarning
     warnings.showwarning = show
@@ -104,10 +113,16 @@ def user_errors() -> Iterator[None]:
             warnings.showwarning = show
             yield
     except NnlatError as exc:
-        stderr.print(f"[red]error:[/] {exc}", highlight=False)
+        stderr.print(f"[red]error:[/] {_escape(about(exc))}", highlight=False)
         raise typer.Exit(2) from None
     finally:
         warnings.showwarning = previous
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
 
 
 def parse_input_shapes(values: list[str] | None) -> dict[str, tuple[int, ...]]:
