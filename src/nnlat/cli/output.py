@@ -103,7 +103,9 @@ def user_errors(subject: str | None = None) -> Iterator[None]:
 
     def show(message: Warning | str, category: type[Warning], *args: Any, **kw: Any) -> None:
         if issubclass(category, NnlatWarning):
-            stderr.print(f"[yellow]warning:[/] {_escape(about(message))}", highlight=False)
+            stderr.print(
+                f"[yellow]warning:[/] {_escape(about(message))}", highlight=False, soft_wrap=True
+            )
 
     previous: Callable[..., None] = warnings.showwarning
     warnings.showwarning = show
@@ -113,7 +115,9 @@ def user_errors(subject: str | None = None) -> Iterator[None]:
             warnings.showwarning = show
             yield
     except NnlatError as exc:
-        stderr.print(f"[red]error:[/] {_escape(about(exc))}", highlight=False)
+        stderr.print(
+            f"[red]error:[/] {_escape(about(_with_notes(exc)))}", highlight=False, soft_wrap=True
+        )
         raise typer.Exit(2) from None
     finally:
         warnings.showwarning = previous
@@ -144,3 +148,8 @@ def parse_input_shapes(values: list[str] | None) -> dict[str, tuple[int, ...]]:
             )
         shapes[name] = shape
     return shapes
+
+
+def _with_notes(exc: BaseException) -> str:
+    """The error's message and its notes (e.g. which of many models failed), on one line."""
+    return "; ".join([str(exc), *getattr(exc, "__notes__", [])])
