@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from nnlat.cli.checks import check_model_file
 from nnlat.cli.output import parse_input_shapes, print_json, stdout, user_errors
 from nnlat.graph.load import load
 from nnlat.graph.onnx_io import DEFAULT_MAX_MODEL_BYTES
@@ -37,7 +38,8 @@ def inspect_command(
 ) -> None:
     """Show a model's op histogram, FLOPs, params, bytes, graph hash and kernels."""
     shapes = parse_input_shapes(input_shape)
-    with user_errors():
+    with user_errors(subject=model.name):
+        check_model_file(model)
         graph = load(
             model, input_shapes=shapes, batch_size=batch_size, max_model_bytes=max_model_bytes
         )
