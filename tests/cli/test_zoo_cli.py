@@ -47,3 +47,26 @@ def test_export_unknown_family_writes_nothing(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "unknown model family 'lenet'" in result.stderr and "resnet" in result.stderr
     assert not out.exists()
+
+
+def test_export_into_an_existing_folder_adds_to_its_manifest(tmp_path: Path) -> None:
+    out = tmp_path / "models"
+    for family in ("nasbench201", "squeezenet"):
+        args = ["zoo", "export", "-f", family, "-n", "2", "-o", str(out)]
+        assert runner.invoke(app, args).exit_code == 0
+    again = ["zoo", "export", "-f", "squeezenet", "-n", "2", "-o", str(out)]
+    assert runner.invoke(app, again).exit_code == 0  # the same files: no duplicate entries
+    manifest = [json.loads(line) for line in (out / "manifest.jsonl").read_text().splitlines()]
+    assert [m["family"] for m in manifest] == ["nasbench201"] * 2 + ["squeezenet"] * 2
+    assert {m["file"] for m in manifest} == {p.name for p in out.glob("*.onnx")}
+
+
+def test_list_at_80_columns_never_cuts_a_name() -> None:
+    result = runner.invoke(app, ["zoo", "list"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0
+    assert max(map(len, result.stdout.splitlines())) <= 80
+    assert "…" not in result.stdout
+    words = set(result.stdout.split())
+    listed = json.loads(runner.invoke(app, ["zoo", "list", "--json"]).stdout)["families"]
+    for row in listed:
+        assert row["name"] in words and set(row["canonical"]) <= words
