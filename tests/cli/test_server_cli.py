@@ -130,3 +130,17 @@ def tiny_model_file(tmp_path: Path) -> Path:
     path = tmp_path / "other.onnx"
     onnx.save(tiny_model(channels=5), path)
     return path
+
+
+def test_serve_announces_its_url_docs_and_tokens_without_passwords() -> None:
+    from nnlat.cli.server_cmd import announcement
+
+    settings = Settings(
+        db_url="postgresql+psycopg://alice:secret@db.example/nnlat",
+        broker_url="amqp://guest:hidden@127.0.0.1:5672//",
+    )
+    text = "\n".join(announcement(settings, "0.0.0.0", 8123))
+    assert "http://localhost:8123" in text and "http://localhost:8123/docs" in text
+    assert "nnlat token create" in text
+    assert "secret" not in text and "hidden" not in text
+    assert max(len(line) for line in text.splitlines()) <= 80
