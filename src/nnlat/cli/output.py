@@ -104,7 +104,9 @@ def user_errors(subject: str | None = None) -> Iterator[None]:
     def show(message: Warning | str, category: type[Warning], *args: Any, **kw: Any) -> None:
         if issubclass(category, NnlatWarning):
             stderr.print(
-                f"[yellow]warning:[/] {_escape(about(message))}", highlight=False, soft_wrap=True
+                f"[yellow]warning:[/] {_escape(about(message))}",
+                highlight=False,
+                soft_wrap=_one_line(),
             )
 
     previous: Callable[..., None] = warnings.showwarning
@@ -116,7 +118,9 @@ def user_errors(subject: str | None = None) -> Iterator[None]:
             yield
     except NnlatError as exc:
         stderr.print(
-            f"[red]error:[/] {_escape(about(_with_notes(exc)))}", highlight=False, soft_wrap=True
+            f"[red]error:[/] {_escape(about(_with_notes(exc)))}",
+            highlight=False,
+            soft_wrap=_one_line(),
         )
         raise typer.Exit(2) from None
     finally:
@@ -153,3 +157,8 @@ def parse_input_shapes(values: list[str] | None) -> dict[str, tuple[int, ...]]:
 def _with_notes(exc: BaseException) -> str:
     """The error's message and its notes (e.g. which of many models failed), on one line."""
     return "; ".join([str(exc), *getattr(exc, "__notes__", [])])
+
+
+def _one_line() -> bool:
+    """Messages stay one line for logs and pipes; a terminal gets them wrapped at words."""
+    return not stderr.is_terminal
