@@ -24,8 +24,8 @@ _EXPORT_TENSORFLOW = (
 )
 
 
-class PlatformNameError(NnlatError):
-    """A platform name that no list of known platforms holds (with a suggestion)."""
+class OptionError(NnlatError):
+    """Options that do not go together (one line, unlike click's usage boxes)."""
 
 
 def check_model_file(path: Path) -> None:
@@ -68,24 +68,3 @@ def suggest(name: str, known: Iterable[str], what: str = "platform") -> str:
     if not close:
         return ""
     return "did you mean " + " or ".join(repr(c) for c in close) + "?"
-
-
-def check_platform_name(name: str, known: Iterable[str], where: str) -> None:
-    """Refuse a platform name that ``known`` lacks, suggesting the closest ones.
-
-    Args:
-        name: what the user typed.
-        known: the names that would be accepted.
-        where: who knows them, for the message (``"this host or the database"``).
-
-    Raises:
-        PlatformNameError: ``name`` is not in ``known``.
-    """
-    names = sorted(set(known))
-    if name in names:
-        return
-    hint = suggest(name, names)
-    listing = ", ".join(names) if len(names) <= 6 else f"{len(names)} platforms (`nnlat platforms`)"
-    raise PlatformNameError(
-        f"no platform {name!r} on {where}; " + (hint or f"known: {listing or '(none)'}")
-    )

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from nnlat.cli.checks import check_model_file
-from nnlat.cli.output import parse_input_shapes, print_json, stdout, user_errors
+from nnlat.cli.output import parse_input_shapes, print_json, spinner, stdout, user_errors
 from nnlat.graph.load import load
 from nnlat.graph.onnx_io import DEFAULT_MAX_MODEL_BYTES
 from nnlat.graph.summary import ModelSummary, summarize
@@ -40,10 +40,11 @@ def inspect_command(
     shapes = parse_input_shapes(input_shape)
     with user_errors(subject=model.name):
         check_model_file(model)
-        graph = load(
-            model, input_shapes=shapes, batch_size=batch_size, max_model_bytes=max_model_bytes
-        )
-        summary = summarize(graph)
+        with spinner(f"loading {model.name}", quiet=as_json):
+            graph = load(
+                model, input_shapes=shapes, batch_size=batch_size, max_model_bytes=max_model_bytes
+            )
+            summary = summarize(graph)
     if as_json:
         print_json(summary.to_dict())
     else:

@@ -11,7 +11,7 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from nnlat.cli.checks import check_model_file, suggest
+from nnlat.cli.checks import OptionError, check_model_file, suggest
 from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.inspect_cmd import InputShapeOption
 from nnlat.cli.output import parse_input_shapes, print_json, spinner, stderr, stdout, user_errors
@@ -55,11 +55,10 @@ def query_command(
     with user_errors(subject=model.name):
         check_model_file(model)
         if server is not None:
-            if platform is None or inputs is not None:
-                raise typer.BadParameter(
-                    "with --server, give --platform (see `nnlat platforms --server URL`); "
-                    "--inputs works only locally"
-                )
+            if platform is None:
+                raise OptionError("with --server, give --platform (`nnlat platforms --server URL`)")
+            if inputs is not None:
+                raise OptionError("--inputs works only on this host, not with --server")
             with (
                 client_of(server, token) as client,
                 spinner(f"querying {model.name} on {platform} at {server}", quiet=as_json),
