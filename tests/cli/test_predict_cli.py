@@ -71,6 +71,7 @@ def test_a_pytorch_file_is_told_to_export_first(tmp_path: Path) -> None:
     assert "nnlat export" in result.stderr
 
 
+@pytest.mark.slow
 def test_train_from_adds_a_head_for_a_new_platform(tmp_path: Path, saved: Path) -> None:
     db = f"sqlite:///{tmp_path / 'db.sqlite'}"
     with Store.open(db) as store:

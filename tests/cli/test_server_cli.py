@@ -116,7 +116,8 @@ def test_predict_through_a_server(live_server, tmp_path: Path) -> None:
         app, ["predict", str(model), "-p", platform, "--json", "--server", url, "--token", token]
     )
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["latency_ms"] > 0
+    predictions = json.loads(result.stdout)["predictions"]
+    assert predictions[0]["model"] == str(model) and predictions[0]["latency_ms"] > 0
 
 
 def test_an_unreachable_server_is_one_line_and_exit_2(tmp_path: Path) -> None:

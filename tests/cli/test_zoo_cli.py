@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from nnlat.cli.main import app
@@ -21,6 +22,7 @@ def test_list_json_names_every_family() -> None:
     assert names == set(FAMILY_MODULES)
 
 
+@pytest.mark.slow
 def test_export_writes_distinct_models_and_a_manifest(tmp_path: Path) -> None:
     out = tmp_path / "models"
     args = ["zoo", "export", "-f", "nasbench201", "-n", "4", "-s", "7", "-o", str(out), "--json"]
@@ -49,6 +51,7 @@ def test_export_unknown_family_writes_nothing(tmp_path: Path) -> None:
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_export_into_an_existing_folder_adds_to_its_manifest(tmp_path: Path) -> None:
     out = tmp_path / "models"
     for family in ("nasbench201", "squeezenet"):
