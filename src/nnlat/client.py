@@ -4,15 +4,18 @@
 :class:`~nnlat.querying.engine.QueryResult`), ``.predict(...)`` like
 :func:`nnlat.predict`. A model is loaded and hashed here; it is uploaded (weight-free,
 so a 100 MB file sends kilobytes) only when the server does not know it yet. With
-``wait=False`` a query that must be measured returns its :class:`~nnlat.store.Job`
-at once; :meth:`Client.result` waits for it later.
+``wait=False`` a query returns a :class:`~nnlat.store.Job` at once, whether it must be
+measured or is already cached (then the job is ``done``); :meth:`Client.result` gives
+its result either way.
 """
 
 from __future__ import annotations
 
 import re
 import time
+import uuid
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any, Self
 
 import httpx
@@ -71,6 +74,7 @@ class Client:
             transport=transport,
         )
         self._known: set[str] = set()  # graph hashes the server is known to hold
+        self._answered: dict[str, Any] = {}  # finished jobs of cache hits → their result
 
     @classmethod
     def of(cls, http: httpx.Client, token: str | None = None) -> Self:
@@ -80,7 +84,7 @@ class Client:
             http.base_url = str(http.base_url).rstrip("/") + "/v1"
         if token:
             http.headers["Authorization"] = f"Bearer {token}"
-        client._http, client._known = http, set()
+        client._http, client._known, client._answered = http, set(), {}
         return client
 
     def close(self) -> None:
@@ -169,12 +173,13 @@ class Client:
             batch_size: dimension 0 of every input.
             input_shapes: input name → shape overrides.
             refresh: measure again and replace the stored result.
-            wait: block until a needed measurement is done; False returns its job.
+            wait: block until a needed measurement is done; False returns a job at once.
             timeout_s: how long to wait (None: without limit).
 
         Returns:
-            A :class:`~nnlat.querying.engine.QueryResult`, or a :class:`~nnlat.store.Job`
-            when ``wait`` is False and a measurement is needed.
+            A :class:`~nnlat.querying.engine.QueryResult`; with ``wait=False`` a
+            :class:`~nnlat.store.Job` instead, cached or not (a cache hit gives a job
+            already ``done``), whose result :meth:`result` returns.
         """
         body = {
             "platform": platform,
@@ -186,17 +191,42 @@ class Client:
             model,
             lambda h: self._request("POST", "/queries", json={**body, "graph_hash": h}).json(),
         )
-        if answer["status"] == "done":
-            return _query_result(answer, cached=True)
         from nnlat.store import Job
+
+        if answer["status"] == "done":
+            result = _query_result(answer, cached=True)
+            return result if wait else self._finished_job(result)
 
         job = Job.model_validate(answer["job"])
         return self.result(job, timeout_s=timeout_s) if wait else job
+
+    def _finished_job(self, result: Any) -> Any:
+        """A ``done`` job for a cache hit, its result kept here for :meth:`result`."""
+        from nnlat.store import Job
+
+        m = result.measurement
+        now = datetime.now(UTC)
+        job = Job(
+            id=uuid.uuid4().hex,  # no job ran on the server: this client alone knows it
+            graph_hash=m.graph_hash,
+            platform=m.platform,
+            batch_size=m.batch_size,
+            input_shapes=m.input_shapes,
+            protocol_version=m.protocol_version,
+            state="done",
+            measurement_status=m.status,
+            created_at=now,
+            finished_at=now,
+        )
+        self._answered[job.id] = (job, result)
+        return job
 
     def job(self, job_id: str) -> Any:
         """The job's current state (a :class:`~nnlat.store.Job`)."""
         from nnlat.store import Job
 
+        if job_id in self._answered:
+            return self._answered[job_id][0]
         return Job.model_validate(self._request("GET", f"/jobs/{job_id}").json()["job"])
 
     def result(self, job: Any, *, timeout_s: float | None = None, poll_s: float = 0.05) -> Any:
@@ -206,6 +236,8 @@ class Client:
             RemoteError: the job failed, or ``timeout_s`` passed first.
         """
         job_id = job if isinstance(job, str) else job.id
+        if job_id in self._answered:
+            return self._answered[job_id][1]
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         delay = poll_s
         while True:

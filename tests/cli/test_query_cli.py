@@ -97,3 +97,79 @@ def test_unreachable_database(tmp_path: Path) -> None:
     env = {"NNLAT_DB_URL": "postgresql+psycopg://nobody@127.0.0.1:1/none"}
     result = runner.invoke(app, ["db", "stats"], env=env)
     assert result.exit_code == 2 and "cannot open the nnlat database" in result.stderr
+
+
+def _stored(env: dict[str, str]) -> int:
+    stats = json.loads(runner.invoke(app, ["db", "stats", "--json"], env=env).stdout)
+    return int(stats["measurements"])
+
+
+def test_an_unsupported_result_exits_1_in_every_mode(tmp_path: Path, env: dict[str, str]) -> None:
+    import importlib.util
+
+    from nnlat.measure.runner import available_platforms
+
+    if importlib.util.find_spec("onnx2torch") is not None:
+        pytest.skip("onnx2torch is installed: the torch backend runs ONNX models here")
+    torch = next(p.name for p in available_platforms() if p.runtime == "torch")
+    args = ["query", str(tmp_path / "tiny.onnx"), "-p", torch]
+    text = runner.invoke(app, args, env=env)
+    assert text.exit_code == 1 and "tiny.onnx" in text.stderr and "onnx2torch" in text.stderr
+    as_json = runner.invoke(app, [*args, "--json"], env=env)
+    assert as_json.exit_code == 1
+    payload = json.loads(as_json.stdout)
+    assert payload["status"] == "unsupported" and payload["model"].endswith("tiny.onnx")
+    assert _stored(env) == 0  # never cached
+
+
+def test_batch_over_a_hard_coded_batch_is_refused(tmp_path: Path, env: dict[str, str]) -> None:
+    from onnx import TensorProto, helper
+
+    shape = helper.make_tensor("shape", TensorProto.INT64, [2], [1, -1])
+    graph = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "shape"], ["y"], name="flatten")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=[shape],
+    )
+    onnx.save(helper.make_model(graph), tmp_path / "flat.onnx")
+    for command in (["inspect"], ["query", "--max-time", "0.3"]):
+        args = [command[0], str(tmp_path / "flat.onnx"), "-b", "16", *command[1:]]
+        result = runner.invoke(app, args, env=env)
+        assert result.exit_code == 2, result.output
+        assert "flat.onnx" in result.stderr and "fixed batch of 1" in result.stderr
+    assert _stored(env) == 0
+
+
+def test_a_platform_typo_gets_did_you_mean(tmp_path: Path, env: dict[str, str]) -> None:
+    name = reference_platform().name
+    typo = "x" + name[1:]
+    result = runner.invoke(app, ["query", str(tmp_path / "tiny.onnx"), "-p", typo], env=env)
+    assert result.exit_code == 2
+    assert f"did you mean {name!r}" in result.stderr
+
+
+def test_a_directory_or_a_pytorch_file_is_explained(tmp_path: Path, env: dict[str, str]) -> None:
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    (saved / "saved_model.pb").write_bytes(b"")
+    (tmp_path / "net.pt").write_bytes(b"PK")
+    for path, message in (
+        (tmp_path, "is a directory"),
+        (saved, "tf2onnx"),
+        (tmp_path / "net.pt", "nnlat export"),
+    ):
+        result = runner.invoke(app, ["query", str(path)], env=env)
+        assert result.exit_code == 2 and message in result.stderr, result.stderr
+
+
+def test_platforms_at_80_columns_show_whole_names(env: dict[str, str]) -> None:
+    rows = json.loads(runner.invoke(app, ["platforms", "--json"], env=env).stdout)["platforms"]
+    result = runner.invoke(app, ["platforms"], env={**env, "COLUMNS": "80"})
+    assert result.exit_code == 0
+    assert max(map(len, result.stdout.splitlines())) <= 80 and "…" not in result.stdout
+    first_words = [line.split()[0] for line in result.stdout.splitlines() if line.strip()]
+    assert {r["name"] for r in rows} <= set(first_words)
+    for row in rows:
+        assert row["runs_onnx"] == (row["available"] and row["missing"] is None)

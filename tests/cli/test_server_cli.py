@@ -116,7 +116,8 @@ def test_predict_through_a_server(live_server, tmp_path: Path) -> None:
         app, ["predict", str(model), "-p", platform, "--json", "--server", url, "--token", token]
     )
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["latency_ms"] > 0
+    predictions = json.loads(result.stdout)["predictions"]
+    assert predictions[0]["model"] == str(model) and predictions[0]["latency_ms"] > 0
 
 
 def test_an_unreachable_server_is_one_line_and_exit_2(tmp_path: Path) -> None:
@@ -130,3 +131,17 @@ def tiny_model_file(tmp_path: Path) -> Path:
     path = tmp_path / "other.onnx"
     onnx.save(tiny_model(channels=5), path)
     return path
+
+
+def test_serve_announces_its_url_docs_and_tokens_without_passwords() -> None:
+    from nnlat.cli.server_cmd import announcement
+
+    settings = Settings(
+        db_url="postgresql+psycopg://alice:secret@db.example/nnlat",
+        broker_url="amqp://guest:hidden@127.0.0.1:5672//",
+    )
+    text = "\n".join(announcement(settings, "0.0.0.0", 8123))
+    assert "http://localhost:8123" in text and "http://localhost:8123/docs" in text
+    assert "nnlat token create" in text
+    assert "secret" not in text and "hidden" not in text
+    assert max(len(line) for line in text.splitlines()) <= 80

@@ -138,7 +138,7 @@ def test_cli_trains_on_the_database_then_predicts(tmp_path: Path) -> None:
     assert filtered.exit_code == 0 and json.loads(filtered.stdout)["records"] == 4
     onnx.save(tiny_model(), tmp_path / "m.onnx")
     args = ["predict", str(tmp_path / "m.onnx"), "--predictor", str(out), "--json"]
-    payload = json.loads(runner.invoke(app, args, env=env).stdout)
+    payload = json.loads(runner.invoke(app, args, env=env).stdout)["predictions"][0]
     assert {"latency_ms", "platform", "graph_hash", "unseen_ops"} <= set(payload)
     assert payload["platform"] == TOY_PLATFORM and payload["latency_ms"] > 0
     bad = runner.invoke(app, [*args[:-1], "-p", "mars-ort9.9-fp32-t1"], env=env)

@@ -34,6 +34,17 @@ def test_wait_false_returns_the_job(server: Server) -> None:
     assert client.job(job.id).state == "done"
 
 
+def test_wait_false_returns_a_finished_job_when_cached(server: Server) -> None:
+    client = Client.of(server.http, server.token)
+    measured = client.query(tiny_model(channels=5), FAKE, timeout_s=30)
+    job = client.query(tiny_model(channels=5), FAKE, wait=False)  # now a cache hit
+    assert isinstance(job, Job) and job.state == "done" and job.finished
+    assert job.measurement_status == "ok" and job.graph_hash == measured.measurement.graph_hash
+    result = client.result(job)
+    assert result.cached and result.measurement == measured.measurement
+    assert client.job(job.id) == job
+
+
 def test_predict_and_stats_and_errors(server: Server) -> None:
     from nnlat.predictor.api import load_predictor
 

@@ -66,6 +66,7 @@ def study(table: LatencyTable, tmp_path: Path, **kwargs):  # type: ignore[no-unt
     return run(config, table, table, **hooks).rows
 
 
+@pytest.mark.slow
 def test_each_device_is_left_out_with_its_other_batch_sizes_and_results_resume(
     help_file: Path, tmp_path: Path
 ) -> None:
@@ -98,6 +99,7 @@ def test_each_device_is_left_out_with_its_other_batch_sizes_and_results_resume(
     assert "| phone | random | shift |" in table_md and "MAPLE: Acc(10 %) 0.87" in table_md
 
 
+@pytest.mark.slow
 def test_the_shots_of_a_seed_are_nested_and_differ_between_seeds(
     help_file: Path, tmp_path: Path
 ) -> None:
@@ -108,6 +110,7 @@ def test_the_shots_of_a_seed_are_nested_and_differ_between_seeds(
     assert by[3, 0].metrics != by[40, 0].metrics and by[3, 0].metrics != by[3, 1].metrics
 
 
+@pytest.mark.slow
 def test_adaptation_budget_grows_once_early_stopping_has_records_to_judge(
     help_file: Path, tmp_path: Path
 ) -> None:
@@ -125,6 +128,7 @@ def test_adaptation_budget_grows_once_early_stopping_has_records_to_judge(
     assert budgets[LARGE_K][1]["validation_records"] >= MIN_RECORDS_FOR_VALIDATION
 
 
+@pytest.mark.slow
 def test_spread_shots_span_the_predicted_latencies_and_are_tested_on_nothing_else(
     help_file: Path, tmp_path: Path
 ) -> None:
@@ -164,6 +168,7 @@ def test_impossible_studies_are_refused(help_file: Path, tmp_path: Path) -> None
         study(table, tmp_path, train_devices=["tpu"])
 
 
+@pytest.mark.slow
 def test_cli_adapts_to_the_devices_of_another_file_and_prints_json(
     help_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

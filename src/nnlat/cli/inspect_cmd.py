@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from nnlat.cli.output import parse_input_shapes, print_json, stdout, user_errors
+from nnlat.cli.checks import check_model_file
+from nnlat.cli.output import parse_input_shapes, print_json, spinner, stdout, user_errors
 from nnlat.graph.load import load
 from nnlat.graph.onnx_io import DEFAULT_MAX_MODEL_BYTES
 from nnlat.graph.summary import ModelSummary, summarize
@@ -37,11 +38,13 @@ def inspect_command(
 ) -> None:
     """Show a model's op histogram, FLOPs, params, bytes, graph hash and kernels."""
     shapes = parse_input_shapes(input_shape)
-    with user_errors():
-        graph = load(
-            model, input_shapes=shapes, batch_size=batch_size, max_model_bytes=max_model_bytes
-        )
-        summary = summarize(graph)
+    with user_errors(subject=model.name):
+        check_model_file(model)
+        with spinner(f"loading {model.name}", quiet=as_json):
+            graph = load(
+                model, input_shapes=shapes, batch_size=batch_size, max_model_bytes=max_model_bytes
+            )
+            summary = summarize(graph)
     if as_json:
         print_json(summary.to_dict())
     else:

@@ -11,7 +11,15 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from nnlat.errors import NnlatError, NnlatWarning
 
@@ -20,15 +28,42 @@ stderr = Console(stderr=True)
 
 
 def progress_bar(transient: bool = False) -> Progress:
-    """The progress display of every long command: on stderr, so stdout stays clean."""
+    """The progress display of every long command: on stderr, so stdout stays clean.
+
+    Shows elapsed time and, once a task has a total and some progress, the time left.
+    """
     return Progress(
+        SpinnerColumn(),
         "[progress.description]{task.description}",
-        BarColumn(),
+        BarColumn(bar_width=20),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
         console=stderr,
         transient=transient,
     )
+
+
+@contextmanager
+def spinner(text: str, quiet: bool = False) -> Iterator[None]:
+    """A spinner with elapsed seconds on stderr while a single long step runs.
+
+    Nothing is shown when ``quiet`` or when stderr is not a terminal; it disappears
+    when the step ends, so the result is the last thing on screen.
+    """
+    if quiet:
+        yield
+        return
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}", markup=False),
+        TimeElapsedColumn(),
+        console=stderr,
+        transient=True,
+    ) as progress:
+        progress.add_task(text, total=None)
+        yield
 
 
 def comma_list(values: str | list[str] | None) -> list[str]:
@@ -54,12 +89,25 @@ def _jsonable(value: Any) -> Any:
 
 
 @contextmanager
-def user_errors() -> Iterator[None]:
-    """Turn NnlatError into a one-line message and exit code 2; show nnlat warnings."""
+def user_errors(subject: str | None = None) -> Iterator[None]:
+    """Turn NnlatError into a one-line message and exit code 2; show nnlat warnings.
+
+    Args:
+        subject: what the command is about (a model file's name): messages that do not
+            name it already are prefixed with it, so a warning among many says whose it is.
+    """
+
+    def about(message: object) -> str:
+        text = str(message)
+        return text if not subject or subject in text else f"{subject}: {text}"
 
     def show(message: Warning | str, category: type[Warning], *args: Any, **kw: Any) -> None:
         if issubclass(category, NnlatWarning):
-            stderr.print(f"[yellow]warning:[/] {message}", highlight=False)
+            stderr.print(
+                f"[yellow]warning:[/] {_escape(about(message))}",
+                highlight=False,
+                soft_wrap=_one_line(),
+            )
 
     previous: Callable[..., None] = warnings.showwarning
     warnings.showwarning = show
@@ -69,10 +117,20 @@ def user_errors() -> Iterator[None]:
             warnings.showwarning = show
             yield
     except NnlatError as exc:
-        stderr.print(f"[red]error:[/] {exc}", highlight=False)
+        stderr.print(
+            f"[red]error:[/] {_escape(about(_with_notes(exc)))}",
+            highlight=False,
+            soft_wrap=_one_line(),
+        )
         raise typer.Exit(2) from None
     finally:
         warnings.showwarning = previous
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
 
 
 def parse_input_shapes(values: list[str] | None) -> dict[str, tuple[int, ...]]:
@@ -94,3 +152,13 @@ def parse_input_shapes(values: list[str] | None) -> dict[str, tuple[int, ...]]:
             )
         shapes[name] = shape
     return shapes
+
+
+def _with_notes(exc: BaseException) -> str:
+    """The error's message and its notes (e.g. which of many models failed), on one line."""
+    return "; ".join([str(exc), *getattr(exc, "__notes__", [])])
+
+
+def _one_line() -> bool:
+    """Messages stay one line for logs and pipes; a terminal gets them wrapped at words."""
+    return not stderr.is_terminal

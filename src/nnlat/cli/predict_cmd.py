@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
+from rich.table import Table
 
+from nnlat.cli.checks import check_model_file, suggest
 from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.inspect_cmd import InputShapeOption
 from nnlat.cli.output import (
@@ -14,6 +17,8 @@ from nnlat.cli.output import (
     parse_input_shapes,
     print_json,
     progress_bar,
+    spinner,
+    stderr,
     stdout,
     user_errors,
 )
@@ -55,24 +60,76 @@ def predict_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Predict the latency of MODELS on PLATFORM, without measuring (batched)."""
-    from nnlat.predictor.api import predict_many
+    import warnings
 
     shapes = parse_input_shapes(input_shape)
-    with user_errors():
-        if server is not None:
-            with client_of(server, token) as client:
-                results = [client.predict(m, platform, batch_size, shapes) for m in models]
-        else:
-            results = predict_many(models, platform, batch_size, shapes, predictor=predictor)
-    if as_json:
-        payloads = [r.model_dump() for r in results]
-        print_json(payloads[0] if len(payloads) == 1 else payloads)
-        return
+    with user_errors(subject=models[0].name if len(models) == 1 else None):
+        for model in models:
+            check_model_file(model)
+        with spinner(f"predicting {_count(models)}", quiet=as_json), warnings.catch_warnings():
+            # said below, model by model, with the model's name
+            warnings.filterwarnings("ignore", "operators never seen in training")
+            if server is not None:
+                with client_of(server, token) as client:
+                    results = [client.predict(m, platform, batch_size, shapes) for m in models]
+            else:
+                from nnlat.predictor.api import load_predictor, predict_many
+
+                chosen = load_predictor(None if predictor is None else str(predictor))
+                if platform is not None:
+                    _check_head(platform, chosen.platforms, predictor)
+                results = predict_many(models, platform, batch_size, shapes, predictor=chosen)
     for path, result in zip(models, results, strict=True):
-        stdout.print(
-            f"[bold]{path.name}[/] on [bold]{result.platform}[/] (batch {result.batch_size}): "
-            f"[bold]{result.latency_ms:.3f} ms[/] predicted"
+        if result.unseen_ops:
+            stderr.print(
+                f"[yellow]warning:[/] {escape(path.name)}: operators never seen in training: "
+                f"{', '.join(result.unseen_ops)} (the prediction is less reliable)",
+                highlight=False,
+            )
+    if as_json:
+        print_json(
+            {
+                "platform": results[0].platform,
+                "batch_size": batch_size,
+                "predictor": results[0].predictor,
+                "predictions": [
+                    {"model": str(path), **result.model_dump()}
+                    for path, result in zip(models, results, strict=True)
+                ],
+            }
         )
+        return
+    stdout.print(
+        f"predicted on [bold]{results[0].platform}[/], batch {batch_size}", highlight=False
+    )
+    stdout.print(f"by {results[0].predictor}", highlight=False)
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column(no_wrap=True)  # the file names: never cut
+    table.add_column(no_wrap=True, justify="right")
+    for path, result in zip(models, results, strict=True):
+        table.add_row(escape(path.name), f"[bold]{result.latency_ms:.3f} ms[/]")
+    stdout.print(table)
+
+
+def _count(models: list[Path]) -> str:
+    return models[0].name if len(models) == 1 else f"{len(models)} models"
+
+
+def _check_head(platform: str, known: list[str], predictor: Path | None) -> None:
+    """Refuse a platform the predictor has no head for: a typo, or a platform to add."""
+    from nnlat.predictor.predictor import PredictorError
+
+    if platform in known:
+        return
+    hint = suggest(platform, known)
+    source = str(predictor) if predictor is not None else "shipped"
+    if hint:
+        raise PredictorError(f"the {source} predictor has no head for {platform!r}; {hint}")
+    raise PredictorError(
+        f"the {source} predictor has no head for {platform!r} (it knows "
+        f"{', '.join(known)}); to add one, measure models on it and run "
+        f"`nnlat train --from {source} -p {platform} -o NEW_DIR`"
+    )
 
 
 def train_command(
@@ -85,8 +142,23 @@ def train_command(
         list[str] | None,
         typer.Option("--family", "-f", help="Train on these families only (comma-separated)."),
     ] = None,
+    base: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            help="Fine-tune this predictor (a directory, or `shipped`) instead of training "
+            "a new one; platforms it lacks get a new head.",
+        ),
+    ] = None,
+    part: Annotated[
+        str,
+        typer.Option("--part", help="With --from: train the `heads` only, or `all` parameters."),
+    ] = "heads",
     network: Annotated[str, typer.Option("--network", help="Predictor network.")] = "nnlp",
-    epochs: Annotated[int, typer.Option("--epochs", min=1, help="Most epochs.")] = 150,
+    epochs: Annotated[
+        int | None,
+        typer.Option("--epochs", min=1, help="Most epochs (default: 150; 100 with --from)."),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of split, weights, order.")] = 0,
     hidden: HiddenOption = None,
     train_batch: TrainBatchOption = 32,
@@ -109,21 +181,23 @@ def train_command(
 ) -> None:
     """Train a predictor on the database's measurements (one head per platform).
 
-    The real-world models of scripts/measure_realworld.py (family ``realworld:*``) are the
-    held-out generalisation check and are left out.
+    With --from, fine-tune an existing predictor instead (NNLQP transfer learning): a few
+    dozen measurements on a new platform are enough for its new head. The real-world
+    models of scripts/measure_realworld.py (family ``realworld:*``) are the held-out
+    generalisation check and are left out.
     """
     from nnlat.datasets.training import default_cache_dir, load_records, without_realworld
     from nnlat.predictor import Predictor, TrainSettings
-    from nnlat.store import Store
 
     if bad := [item for item in note or [] if "=" not in item or item.startswith("=")]:
         raise typer.BadParameter(f"--note {bad[0]!r}: expected KEY=VALUE")
+    if part not in ("heads", "all"):
+        raise typer.BadParameter(f"--part {part!r}: expected heads or all")
     notes = dict(item.partition("=")[::2] for item in note or [])
 
-    with (
-        user_errors(),
-        progress_bar(True) as progress,
-    ):
+    with user_errors(), progress_bar(True) as progress:
+        from nnlat.store import Store
+
         with Store.open(db) as store:
             task = progress.add_task("features", total=None)
             records = load_records(
@@ -135,28 +209,36 @@ def train_command(
             )
         records = without_realworld(records)
         epoch_task = progress.add_task("training", total=epochs)
-        predictor, result = Predictor.fit(
-            records,
-            network=network,
-            settings=TrainSettings(
-                epochs=epochs,
+
+        def on_epoch(epoch: int, loss: float, valid: float | None) -> None:
+            shown = "training" if valid is None else f"training (valid MAPE {valid:.1%})"
+            progress.update(epoch_task, completed=epoch, description=shown)
+
+        if base is None:
+            settings = TrainSettings(
+                epochs=epochs or 150,
                 seed=seed,
                 batch_size=train_batch,
                 balance_platforms=balance_platforms,
-            ),
-            config=hidden_config(hidden),
-            on_epoch=lambda epoch, loss, valid: progress.update(
-                epoch_task,
-                completed=epoch,
-                description=f"training (valid MAPE {valid:.1%})"
-                if valid is not None
-                else "training",
-            ),
-        )
+            )
+            progress.update(epoch_task, total=settings.epochs)
+            predictor, result = Predictor.fit(
+                records,
+                network=network,
+                settings=settings,
+                config=hidden_config(hidden),
+                on_epoch=on_epoch,
+            )
+        else:
+            from nnlat.predictor.transfer import FINE_TUNE_SETTINGS
+
+            progress.update(epoch_task, total=epochs or FINE_TUNE_SETTINGS.epochs)
+            predictor, result = _fine_tune(base, records, part, epochs, seed, train_batch, on_epoch)
         predictor.info |= {"name": name or out.name, **notes}
         predictor.save(out)
     summary = {
         "out": str(out),
+        "from": base,
         "platforms": predictor.platforms,
         "records": len(records),
         "best_epoch": result.best_epoch,
@@ -167,7 +249,32 @@ def train_command(
         print_json(summary)
         return
     valid = "n/a" if result.best_valid_mape is None else f"{result.best_valid_mape:.2%}"
-    stdout.print(
-        f"trained {network} on {len(records)} records ({', '.join(predictor.platforms)}): "
-        f"validation MAPE {valid} at epoch {result.best_epoch}; saved to {out}"
+    what = f"fine-tuned {base}" if base else f"trained {network}"
+    stdout.print(f"{what} on {len(records)} records", highlight=False)
+    stdout.print(f"platforms: {', '.join(predictor.platforms)}", highlight=False)
+    stdout.print(f"validation MAPE {valid} at epoch {result.best_epoch}", highlight=False)
+    stdout.print(f"saved to {out}", highlight=False)
+
+
+def _fine_tune(
+    base: str,
+    records: list[Any],
+    part: str,
+    epochs: int | None,
+    seed: int,
+    train_batch: int,
+    on_epoch: Any,
+) -> tuple[Any, Any]:
+    """``nnlat.predictor.transfer.fine_tune`` of the predictor at ``base`` on ``records``."""
+    from nnlat.predictor.api import load_predictor
+    from nnlat.predictor.transfer import FINE_TUNE_SETTINGS, fine_tune
+
+    pretrained = load_predictor(None if base == "shipped" else base)
+    settings = FINE_TUNE_SETTINGS.model_copy(
+        update={
+            "epochs": epochs or FINE_TUNE_SETTINGS.epochs,
+            "seed": seed,
+            "batch_size": train_batch,
+        }
     )
+    return fine_tune(pretrained, records, settings=settings, part=part, on_epoch=on_epoch)  # type: ignore[arg-type]

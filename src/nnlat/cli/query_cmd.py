@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich import box
+from rich.markup import escape
 from rich.table import Table
 
+from nnlat.cli.checks import OptionError, check_model_file, suggest
 from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.inspect_cmd import InputShapeOption
-from nnlat.cli.output import parse_input_shapes, print_json, stdout, user_errors
+from nnlat.cli.output import parse_input_shapes, print_json, spinner, stderr, stdout, user_errors
 from nnlat.cli.remote import ServerOption, TokenOption, client_of
 from nnlat.platform import UnknownPlatformError, match_platform
 
@@ -22,6 +26,12 @@ class Target(StrEnum):
     latency = "latency"
     memory = "memory"
     energy = "energy"
+
+
+if TYPE_CHECKING:
+    from nnlat.platform import Platform
+    from nnlat.querying import QueryResult
+    from nnlat.store import Store
 
 
 def query_command(
@@ -62,54 +72,65 @@ def query_command(
 
     With --server the server answers: from its database, or by its device farm.
     """
-    from nnlat.measure.types import MeasureSpec
-    from nnlat.querying import QueryEngine
-    from nnlat.store import Store
-
     shapes = parse_input_shapes(input_shape)
-    with user_errors():
+    with user_errors(subject=model.name):
+        check_model_file(model)
         if server is not None:
-            if platform is None or inputs is not None:
-                raise typer.BadParameter(
-                    "with --server, give --platform (see `nnlat platforms --server URL`); "
-                    "--inputs works only locally"
-                )
-            with client_of(server, token) as client:
+            if platform is None:
+                raise OptionError("with --server, give --platform (`nnlat platforms --server URL`)")
+            if inputs is not None:
+                raise OptionError("--inputs works only on this host, not with --server")
+            with (
+                client_of(server, token) as client,
+                spinner(f"querying {model.name} on {platform} at {server}", quiet=as_json),
+            ):
                 result = client.query(model, platform, batch_size, shapes, refresh=refresh)
-        elif platform is None:
-            from nnlat.measure.runner import reference_platform
-
-            platform = reference_platform().name
-        if server is None:
-            with Store.open(db) as store:
-                engine = QueryEngine(store, MeasureSpec(max_time_s=max_time))
-                result = engine.query(
-                    model, platform, batch_size, shapes, refresh=refresh, inputs=inputs
-                )
-    payload = result.to_dict()
+        else:
+            platform, result = _query_here(
+                model, platform, batch_size, shapes, inputs, refresh, max_time, db, as_json
+            )
+    payload = {"model": str(model), **result.to_dict()}
+    failed = payload["status"] != "ok"
     if as_json:
         print_json(payload)
+        if failed:
+            raise typer.Exit(1)
         return
-    source = "cached" if result.cached else "measured now"
-    stdout.print(f"[bold]{model.name}[/] on [bold]{platform}[/] (batch {batch_size}, {source})")
-    if payload["status"] != "ok":
-        stdout.print(f"[red]{payload['status']}:[/] {payload['error']}", highlight=False)
+    stdout.print(f"[bold]{escape(model.name)}[/]", highlight=False)
+    table = Table.grid(padding=(0, 2))
+    table.add_column(no_wrap=True)
+    table.add_column()
+    table.add_row("platform", payload["platform"])
+    source = "from the database" if result.cached else "measured now"
+    table.add_row("batch", f"{batch_size} ({source})")
+    if failed:
+        stdout.print(table)
+        stderr.print(
+            f"[red]{payload['status']}:[/] {escape(model.name)} on {payload['platform']}: "
+            f"{escape(payload['error'] or '')}",
+            highlight=False,
+        )
         raise typer.Exit(1)
     if target is not Target.latency:
         _print_target(payload, target)
         return
     lat = payload["latency_ms"]
     if payload.get("deterministic"):
-        stdout.print(f"estimate [bold]{lat['median']:.6f} ms[/] (deterministic: one exact value)")
-        stdout.print(f"graph hash  {payload['graph_hash']}")
+        table.add_row(
+            "estimate", f"[bold]{lat['median']:.6f} ms[/] (deterministic: one exact value)"
+        )
+        table.add_row("graph hash", payload["graph_hash"])
+        stdout.print(table)
         return
-    table = Table.grid(padding=(0, 2))
     table.add_row("median", f"[bold]{lat['median']:.3f} ms[/] ± {lat['median_ci95']:.3f} (95 % CI)")
     table.add_row("mean / std", f"{lat['mean']:.3f} / {lat['std']:.3f} ms (CV {lat['cv']:.1%})")
     table.add_row("p90 / p99 / min", f"{lat['p90']:.3f} / {lat['p99']:.3f} / {lat['min']:.3f} ms")
     table.add_row("runs", str(lat["n"]))
     if not payload["stable"]:
-        table.add_row("[yellow]unstable[/]", "[yellow]high variation: rerun on a quiet machine[/]")
+        table.add_row(
+            "[yellow]unstable[/]",
+            "[yellow]high variation: measure again with --refresh when quieter[/]",
+        )
     if payload["peak_memory_bytes"] is not None:
         table.add_row("peak memory", f"{payload['peak_memory_bytes'] / 1e6:,.1f} MB")
     table.add_row("graph hash", payload["graph_hash"])
@@ -134,6 +155,44 @@ def _print_target(payload: dict[str, Any], target: Target) -> None:
         )
         raise typer.Exit(1)
     stdout.print(f"energy [bold]{value * 1e3:.4f} mJ[/] per inference")
+
+
+def _query_here(
+    model: Path,
+    platform: str | None,
+    batch_size: int,
+    shapes: dict[str, tuple[int, ...]],
+    inputs: Path | None,
+    refresh: bool,
+    max_time: float,
+    db: str | None,
+    quiet: bool,
+) -> tuple[str, QueryResult]:
+    """Query on this host: the database first, a measurement (with a spinner) if needed."""
+    from nnlat.measure.runner import reference_platform
+    from nnlat.measure.types import MeasureSpec
+    from nnlat.querying import QueryEngine
+    from nnlat.store import Store
+
+    platform = platform or reference_platform().name
+    with Store.open(db) as store:
+        engine = QueryEngine(store, MeasureSpec(max_time_s=max_time))
+        try:
+            with spinner(f"querying {model.name} on {platform}", quiet=quiet):
+                result = engine.query(
+                    model, platform, batch_size, shapes, refresh=refresh, inputs=inputs
+                )
+        except UnknownPlatformError as exc:
+            hint = suggest(platform, _known_platforms(store))
+            raise UnknownPlatformError(f"{exc}; {hint}" if hint else str(exc)) from None
+    return platform, result
+
+
+def _known_platforms(store: Store) -> list[str]:
+    from nnlat.measure.runner import available_platforms
+
+    local = [p.name for p in available_platforms()]
+    return local + [r.platform.name for r in store.list_platforms()]
 
 
 def platforms_command(
@@ -166,6 +225,7 @@ def platforms_command(
         with Store.open(db) as store:
             stored = {r.platform.name: r.platform for r in store.list_platforms()}
         heads = load_predictor().platforms
+        limits = _onnx_limits(local.values())
     rows = []
     for name in sorted(local.keys() | stored.keys()):
         p = local.get(name) or stored[name]
@@ -179,6 +239,8 @@ def platforms_command(
                 "threads": p.threads,
                 "device": p.device,
                 "available": name in local,
+                "runs_onnx": name in local and name not in limits,
+                "missing": limits.get(name),
                 "registered": name in stored,
                 "predicted_by": _serving_head(name, heads),
             }
@@ -186,21 +248,42 @@ def platforms_command(
     if as_json:
         print_json({"platforms": rows})
         return
-    table = Table(
-        "platform", "runtime", "dtype", "threads", "available here", "in database", "predicted"
+    # The names are what `-p` takes: never cut; the notes column wraps instead.
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column(
+        "platform", no_wrap=True, min_width=max((len(r["name"]) for r in rows), default=8)
     )
+    table.add_column("here", no_wrap=True)
+    table.add_column("in db", no_wrap=True)
+    table.add_column("notes", ratio=1)
     for r in rows:
+        here = "yes" if r["runs_onnx"] else ("zoo" if r["available"] else "no")
         head = r["predicted_by"]
-        table.add_row(
-            r["name"],
-            f"{r['runtime']} {r['runtime_version']}",
-            r["dtype"],
-            str(r["threads"] or "default"),
-            "yes" if r["available"] else "no",
-            "yes" if r["registered"] else "no",
-            "no" if head is None else "yes" if head == r["name"] else f"by {head}",
+        predicted = (
+            "" if head is None else "predicted" if head == r["name"] else f"predicted by {head}"
         )
+        notes = "; ".join(note for note in (r["missing"], predicted) if note)
+        table.add_row(r["name"], here, "yes" if r["registered"] else "no", notes)
     stdout.print(table)
+    if limits:
+        stdout.print(
+            "zoo = runs zoo models only (pip install onnx2torch torchvision to run ONNX)",
+            highlight=False,
+        )
+
+
+def _onnx_limits(platforms: Iterable[Platform]) -> dict[str, str]:
+    """Platform name → what it lacks to run ONNX models, for backends that need more."""
+    from nnlat.measure.backends.registry import backend_registry
+
+    registry = backend_registry()
+    limits: dict[str, str] = {}
+    for platform in platforms:
+        support = getattr(registry.get(platform.runtime)(), "onnx_support", None)
+        verdict = support() if support is not None else None
+        if verdict is not None and not verdict:
+            limits[platform.name] = verdict.reason
+    return limits
 
 
 def _serving_head(platform: str, heads: list[str]) -> str | None:

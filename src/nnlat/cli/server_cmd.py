@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from nnlat.cli.db_cmd import DbUrlOption
-from nnlat.cli.output import print_json, stdout, user_errors
+from nnlat.cli.output import print_json, stderr, stdout, user_errors
 
 if TYPE_CHECKING:
     from nnlat.settings import Settings
@@ -44,7 +44,9 @@ def serve_command(
     import uvicorn
 
     with user_errors():
-        settings_from(db, broker)  # fail early on bad settings, with a clear message
+        settings = settings_from(db, broker)  # fail early on bad settings, with a clear message
+    for line in announcement(settings, host, port):
+        stderr.print(line, highlight=False, soft_wrap=True)
     # uvicorn builds the app in each server process from the environment (the factory).
     if db:
         os.environ["NNLAT_DB_URL"] = db
@@ -58,6 +60,46 @@ def serve_command(
         workers=workers,
         log_level="warning",
     )
+
+
+def announcement(settings: Settings, host: str, port: int) -> list[str]:
+    """What ``nnlat serve`` says before it starts: where it listens and how to use it.
+
+    Example:
+        >>> from nnlat.settings import Settings
+        >>> announcement(Settings(db_url="sqlite:///x.db"), "127.0.0.1", 8000)[:2]
+        ['nnlat serve: http://127.0.0.1:8000', 'API docs:    http://127.0.0.1:8000/docs']
+    """
+    shown = "localhost" if host in ("0.0.0.0", "::") else host
+    url = f"http://{shown}:{port}"
+    database = _hidden(settings.db_url) if settings.db_url else "SQLite in the user data directory"
+    farm = (
+        f"jobs go to workers via {_hidden(settings.broker_url)}"
+        if settings.broker_url
+        else "no broker: misses are measured in this process"
+    )
+    reads = "reading is open" if settings.open_reads else "reading too"
+    return [
+        f"nnlat serve: {url}" + (f" (listening on {host})" if shown != host else ""),
+        f"API docs:    {url}/docs",
+        f"database:    {database}",
+        f"farm:        {farm}",
+        f"tokens:      needed to upload and measure ({reads})",
+        "             create one: nnlat token create NAME",
+        f"clients:     nnlat query MODEL -p PLATFORM --server {url}",
+        "stop with Ctrl+C",
+    ]
+
+
+def _hidden(url: str) -> str:
+    """``url`` with its password replaced by ``***``."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def worker_command(

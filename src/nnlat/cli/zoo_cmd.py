@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.table import Table
 
 from nnlat.cli.output import print_json, progress_bar, stdout, user_errors
-from nnlat.graph.onnx_io import serialize
+from nnlat.errors import NnlatError
 
 app = typer.Typer(help="Model families and search spaces.", no_args_is_help=True)
 
@@ -36,9 +37,13 @@ def list_command(
     if as_json:
         print_json({"families": rows})
         return
-    table = Table("family", "canonical configs", "summary")
+    # family and configuration names are typed by users: never cut; summaries wrap
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("family", no_wrap=True)
+    table.add_column("canonical configs", no_wrap=True)
+    table.add_column("summary", ratio=1)
     for row in rows:
-        table.add_row(row["name"], ", ".join(row["canonical"]), row["summary"])
+        table.add_row(row["name"], "\n".join(row["canonical"]), row["summary"])
     stdout.print(table)
 
 
@@ -66,23 +71,57 @@ def export_command(
             task = progress.add_task(f"exporting {family}", total=count)
             for index, variant in enumerate(generate_variants(family, count, seed)):
                 name = f"{family}_{index:05d}_{variant.graph_hash}.onnx"
-                _write_atomically(out / name, serialize(_storage_model(variant.graph)))
+                _write_atomically(out / name, _storage_bytes(variant.graph))
                 records.append(
                     {"file": name, "graph_hash": variant.graph_hash, **variant.model.spec}
                 )
                 progress.advance(task)
         manifest = out / "manifest.jsonl"
-        _write_atomically(manifest, "".join(json.dumps(r) + "\n" for r in records).encode())
+        listed = merged_manifest(manifest, records)
+        _write_atomically(manifest, "".join(json.dumps(r) + "\n" for r in listed).encode())
     if as_json:
         print_json({"family": family, "count": len(records), "out": str(out), "models": records})
     else:
-        stdout.print(f"wrote {len(records)} {family} models and {manifest}")
+        stdout.print(f"wrote {len(records)} {family} models to {out}", highlight=False)
+        stdout.print(f"{manifest} lists {len(listed)} models", highlight=False)
 
 
-def _storage_model(graph):  # type: ignore[no-untyped-def]
+def merged_manifest(manifest: Path, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The entries already in ``manifest`` (if any), then ``records``; one entry per file.
+
+    An export into a folder that holds an earlier one adds to its manifest instead of
+    replacing it; a file written again replaces its old entry.
+
+    Raises:
+        ZooManifestError: the existing manifest is not JSON Lines.
+    """
+    new = {r["file"] for r in records}
+    kept = []
+    if manifest.exists():
+        for number, line in enumerate(manifest.read_text().splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                raise ZooManifestError(
+                    f"{manifest} line {number} is not JSON; move the file away to start afresh"
+                ) from None
+            if entry.get("file") not in new:
+                kept.append(entry)
+    return [*kept, *records]
+
+
+class ZooManifestError(NnlatError):
+    """An existing manifest.jsonl that cannot be added to."""
+
+
+def _storage_bytes(graph: Any) -> bytes:
     import onnx
 
-    return onnx.load_from_string(graph.onnx_bytes)
+    from nnlat.graph.onnx_io import serialize
+
+    return serialize(onnx.load_from_string(graph.onnx_bytes))
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

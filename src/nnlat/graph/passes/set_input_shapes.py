@@ -2,6 +2,11 @@
 
 After this pass every graph input has a static shape, and all inferred intermediate
 shapes are cleared so that shape inference recomputes them for the new inputs.
+
+A batch size that differs from an input's *fixed* batch re-batches the model only where
+its graph allows: a ``Reshape`` or ``Expand`` fed by that input whose constant target
+starts with the old batch (``x.view(1, -1)`` traced with a static batch) would keep it,
+so the model could not run at the new batch. Such a model is refused, naming the nodes.
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from __future__ import annotations
 import warnings
 
 import onnx
+from onnx import numpy_helper
 
 from nnlat.errors import InvalidInputShapeError, NnlatWarning
 from nnlat.graph.passes.infer_shapes import forget_inferred_shapes
@@ -18,6 +24,7 @@ from nnlat.graph.passes.options import (
     DEFAULT_IMAGE_SIDE,
     NormalizeOptions,
 )
+from nnlat.graph.passes.tensors import has_data
 
 
 def _default_dim(axis: int, rank: int) -> int:
@@ -76,6 +83,8 @@ def set_input_shapes(model: onnx.ModelProto, options: NormalizeOptions) -> None:
             new = []
             for axis, dim in enumerate(dims):
                 if axis == 0 and options.batch_size is not None:
+                    if dim.HasField("dim_value") and dim.dim_value not in (0, options.batch_size):
+                        _check_rebatchable(graph, value.name, dim.dim_value, options.batch_size)
                     new.append(options.batch_size)
                 elif dim.HasField("dim_value") and dim.dim_value > 0:
                     new.append(dim.dim_value)
@@ -97,3 +106,37 @@ def set_input_shapes(model: onnx.ModelProto, options: NormalizeOptions) -> None:
         )
     # Stale inferred shapes (e.g. of the old batch size) would conflict with the new ones.
     forget_inferred_shapes(model)
+
+
+# Ops whose second input is a target shape; a constant one can hard-code the batch.
+_SHAPE_TARGET_OPS = ("Reshape", "Expand")
+
+
+def _check_rebatchable(graph: onnx.GraphProto, name: str, fixed: int, batch: int) -> None:
+    """Refuse to re-batch input ``name`` from ``fixed`` to ``batch`` if a node hard-codes it.
+
+    Raises:
+        InvalidInputShapeError: a Reshape/Expand fed by the input has a constant target
+            shape that starts with the fixed batch.
+    """
+    constants = {t.name: t for t in graph.initializer if has_data(t)}
+    for node in graph.node:
+        if node.op_type == "Constant" and node.attribute and node.attribute[0].name == "value":
+            constants[node.output[0]] = node.attribute[0].t
+    reached = {name}
+    blocking: list[str] = []
+    for node in graph.node:  # topological order (the toposort pass ran before)
+        if not reached.intersection(node.input):
+            continue
+        reached.update(node.output)
+        if node.op_type in _SHAPE_TARGET_OPS and node.input[0] in reached:
+            target = constants.get(node.input[1]) if len(node.input) > 1 else None
+            values = [] if target is None else numpy_helper.to_array(target).reshape(-1).tolist()
+            if values[:1] == [fixed]:
+                blocking.append(f"{node.op_type} {node.name or node.output[0]} {values}")
+    if blocking:
+        more = f" and {len(blocking) - 1} more" if len(blocking) > 1 else ""
+        raise InvalidInputShapeError(
+            f"input {name!r} has a fixed batch of {fixed}, hard-coded by {blocking[0]}{more}: "
+            f"it cannot run at batch {batch}; export the model with a dynamic batch axis"
+        )

@@ -17,7 +17,9 @@ onnxruntime is imported inside the methods, so importing this module is cheap.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import logging
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
@@ -158,7 +160,32 @@ def max_ir_version() -> int:
     return 7
 
 
+@contextlib.contextmanager
+def _quiet_root_logger() -> Iterator[None]:
+    """Keep onnxruntime.quantization's logging to itself.
+
+    Importing it calls ``logging.basicConfig`` (a handler on the root logger, level
+    INFO) and it reports routine decisions ("Axis 1 is out-of-range", ...) with
+    ``logging.warning``: raw ``WARNING:root:`` lines amid nnlat's output. The root
+    logger's handlers and level are restored, and records below ERROR dropped, meanwhile.
+    """
+    root = logging.getLogger()
+    handlers, level, disabled = list(root.handlers), root.level, root.manager.disable
+    logging.disable(logging.WARNING)
+    try:
+        yield
+    finally:
+        logging.disable(disabled)
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+
 def _quantize(proto: Any, graph: Any, seed: int) -> bytes:
+    with _quiet_root_logger():
+        return _quantize_quietly(proto, graph, seed)
+
+
+def _quantize_quietly(proto: Any, graph: Any, seed: int) -> bytes:
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 

@@ -16,6 +16,7 @@ torch is imported inside the methods, so importing this module is cheap.
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -126,6 +127,16 @@ class TorchBackend:
             import torch  # noqa: F401
         except ImportError as exc:
             return Availability(False, f"torch is not installed ({exc}): pip install torch")
+        return Availability(True)
+
+    def onnx_support(self) -> Availability:
+        """Whether ONNX models (not only zoo modules) can run here: onnx2torch and torchvision.
+
+        Checked without importing them (onnx2torch imports torchvision, which is slow).
+        """
+        missing = [m for m in ("onnx2torch", "torchvision") if importlib.util.find_spec(m) is None]
+        if missing:
+            return Availability(False, f"ONNX models need {' and '.join(missing)}")
         return Availability(True)
 
     def _cuda(self) -> bool:

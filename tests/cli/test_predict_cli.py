@@ -1,0 +1,94 @@
+"""``nnlat predict`` and ``nnlat train --from``: one JSON object, names, suggestions, heads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import onnx
+import pytest
+from typer.testing import CliRunner
+
+from nnlat.cli.main import app
+from nnlat.datasets import build_dataset
+from nnlat.measure.backends.fake import FakeBackend
+from nnlat.measure.backends.registry import backend_registry
+from nnlat.measure.types import MeasureSpec
+from nnlat.predictor import Predictor
+from nnlat.store import Store
+from nnlat.testing import tiny_model
+from nnlat.testing.records import TOY_PLATFORM, toy_predictor
+
+NEW_PLATFORM = "fake-fake1.0-fp16-t1"
+runner = CliRunner()
+
+
+@pytest.fixture
+def saved(tmp_path: Path) -> Path:
+    predictor, _ = toy_predictor()
+    predictor.save(tmp_path / "toy")
+    return tmp_path / "toy"
+
+
+@pytest.fixture
+def models(tmp_path: Path) -> list[Path]:
+    paths = [tmp_path / "a.onnx", tmp_path / "b.onnx"]
+    onnx.save(tiny_model(), paths[0])
+    onnx.save(tiny_model(channels=4), paths[1])
+    return paths
+
+
+def test_json_is_one_object_naming_each_model(saved: Path, models: list[Path]) -> None:
+    for chosen in (models[:1], models):
+        args = ["predict", *map(str, chosen), "--predictor", str(saved), "--json"]
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        payload = json.loads(result.stdout)
+        assert payload["platform"] == TOY_PLATFORM
+        assert [p["model"] for p in payload["predictions"]] == [str(m) for m in chosen]
+        assert all(p["latency_ms"] > 0 for p in payload["predictions"])
+
+
+def test_a_platform_typo_gets_did_you_mean(saved: Path, models: list[Path]) -> None:
+    args = ["predict", str(models[0]), "--predictor", str(saved), "-p", TOY_PLATFORM[:-1]]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert f"did you mean {TOY_PLATFORM!r}" in result.stderr
+    assert "a.onnx" in result.stderr  # the message names the model
+
+
+def test_an_unknown_platform_gets_the_train_from_command(saved: Path, models: list[Path]) -> None:
+    args = ["predict", str(models[0]), "--predictor", str(saved), "-p", "mars-ort9.9-fp32-t1"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert f"nnlat train --from {saved} -p mars-ort9.9-fp32-t1" in result.stderr
+
+
+def test_a_pytorch_file_is_told_to_export_first(tmp_path: Path) -> None:
+    (tmp_path / "net.pth").write_bytes(b"\x80\x02not onnx")
+    result = runner.invoke(app, ["predict", str(tmp_path / "net.pth")])
+    assert result.exit_code == 2
+    assert "nnlat export" in result.stderr
+
+
+@pytest.mark.slow
+def test_train_from_adds_a_head_for_a_new_platform(tmp_path: Path, saved: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    with Store.open(db) as store:
+        build_dataset(
+            store,
+            ["squeezenet"],
+            4,
+            [NEW_PLATFORM],
+            spec=MeasureSpec(min_runs=3, max_time_s=0.05),
+            backends=backend_registry({"fake": FakeBackend}),
+        )
+    env = {"NNLAT_DB_URL": db, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = tmp_path / "tuned"
+    args = ["train", "--from", str(saved), "-p", NEW_PLATFORM, "-o", str(out), "--epochs", "2"]
+    result = runner.invoke(app, [*args, "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["platforms"] == [TOY_PLATFORM, NEW_PLATFORM]
+    tuned = Predictor.load(out)
+    assert tuned.info["fine_tuned_on"]["part"] == "heads"
