@@ -38,6 +38,21 @@ def test_a_stored_tflite_job_is_measured_from_its_file() -> None:
     assert stored.npu == local.npu and stored.stats == local.stats
 
 
+def test_a_stored_tflite_job_runs_its_file_on_litert() -> None:
+    from nnlat.measure.backends.litert import LiteRtBackend
+
+    platform = LiteRtBackend().platform(1, "int8").name
+    store = Store.open("sqlite://")
+    graph = load(INT8_ADD)
+    store.upsert_model(graph)
+    shapes = {s.name: tuple(s.shape) for s in graph.inputs}
+    job, _ = store.jobs.open(graph_key(graph).digest, platform, 1, shapes)
+    done = execute_job(store, job.id, MeasureSpec(max_time_s=0.2), "w1")
+    assert (done.state, done.measurement_status) == ("done", "ok"), done.error
+    [stored] = store.list_measurements(status=None)
+    assert stored.platform == platform and stored.stats.median_ms > 0
+
+
 def test_a_float_tflite_job_stores_velas_cpu_fallback() -> None:
     store = Store.open("sqlite://")
     graph = load(handmade_tflite("ADD", (1, 8, 8, 16)))
