@@ -3,10 +3,10 @@
 ``Client(url, token).query(model, platform)`` answers like :func:`nnlat.query` (a
 :class:`~nnlat.querying.engine.QueryResult`), ``.predict(...)`` like
 :func:`nnlat.predict`. A model is loaded and hashed here; it is uploaded (weight-free,
-so a 100 MB file sends kilobytes) only when the server does not know it yet. With
-``wait=False`` a query returns a :class:`~nnlat.store.Job` at once, whether it must be
-measured or is already cached (then the job is ``done``); :meth:`Client.result` gives
-its result either way.
+so a 100 MB ONNX file sends kilobytes; a TFLite file whole, since LiteRT and Vela run it)
+only when the server does not know it yet. With ``wait=False`` a query returns a
+:class:`~nnlat.store.Job` at once, whether it must be measured or is already cached (then
+the job is ``done``); :meth:`Client.result` gives its result either way.
 """
 
 from __future__ import annotations
@@ -16,11 +16,14 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import httpx
 
 from nnlat.errors import NnlatError
+
+if TYPE_CHECKING:
+    from nnlat.graph.ir import Graph
 
 _GRAPH_HASH = re.compile(r"^[0-9a-f]{16}$")
 
@@ -121,14 +124,22 @@ class Client:
         return response
 
     def upload(self, model: Any, family: str | None = None) -> str:
-        """Store ``model`` on the server (weight-free); return its graph hash."""
+        """Store ``model`` on the server; return its graph hash.
+
+        An ONNX model (or anything else :func:`nnlat.load` reads) is sent weight-free; a
+        TFLite model is sent as its original file, which LiteRT and Vela platforms run.
+        """
         from nnlat.graph import load
 
+        return self._upload_graph(load(model), family)
+
+    def _upload_graph(self, graph: Graph, family: str | None = None) -> str:
+        tflite = graph.source_format == "tflite"
         params = {"family": family} if family else {}
         response = self._request(
             "POST",
             "/models",
-            content=load(model).onnx_bytes,
+            content=graph.source_bytes if tflite else graph.onnx_bytes,
             params=params,
             headers={"Content-Type": "application/octet-stream"},
         )
@@ -142,14 +153,15 @@ class Client:
             return call(model)
         from nnlat.graph import graph_key, load
 
-        digest = graph_key(load(model)).digest
+        graph = load(model)
+        digest = graph_key(graph).digest
         if digest not in self._known:
             try:
                 return call(digest)
             except RemoteError as exc:
                 if exc.status_code != 404 or "no model" not in str(exc):
                     raise
-            digest = self.upload(model)
+            digest = self._upload_graph(graph)
         return call(digest)
 
     # -- the local API's calls ----------------------------------------------------------

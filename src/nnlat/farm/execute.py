@@ -25,7 +25,10 @@ class JobFailedError(NnlatError):
 
 
 def stored_source(model: StoredModel) -> Any:
-    """What a stored model is built from: its ONNX as a graph, or its zoo model; or None.
+    """What a stored model is built from, or None.
+
+    Its original file when it has one (a TFLite model: LiteRT and Vela run exactly that
+    file, weights included), else its weight-free ONNX as a graph, else its zoo model.
 
     Example:
         >>> from nnlat.graph.hashing import graph_key
@@ -37,6 +40,8 @@ def stored_source(model: StoredModel) -> Any:
         >>> [n.op_type for n in stored_source(store.get_model(graph_key(graph).digest)).nodes]
         ['Conv', 'Relu']
     """
+    if model.source_bytes is not None:
+        return load(model.source_bytes)
     if model.onnx_bytes is not None:
         return load(model.onnx_bytes)
     if model.zoo_spec is not None:
@@ -57,7 +62,7 @@ def execute_job(
     """Measure the job ``job_id`` on this host and store the result.
 
     Args:
-        store: the shared database (holds the job and the model's ONNX).
+        store: the shared database (holds the job and the model's ONNX or source file).
         job_id: the job to run.
         spec: the measurement protocol (the job's batch size and shapes replace its own).
         worker: this worker's name, recorded on the job.
@@ -107,7 +112,9 @@ def execute_job(
         )
         source = stored_source(model)
         if source is None:
-            raise JobFailedError(f"model {model.graph_hash} has neither ONNX nor a zoo spec")
+            raise JobFailedError(
+                f"model {model.graph_hash} has neither ONNX, nor its source file, nor a zoo spec"
+            )
         measurement = measure(source, job.platform, shaped, backends=backends)
         if measurement.graph_hash != job.graph_hash:
             raise JobFailedError(

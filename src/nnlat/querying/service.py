@@ -63,7 +63,7 @@ class QueryService:
     Args:
         store: the shared database.
         dispatcher: where jobs go (Celery queues, or this process).
-        max_upload_bytes: the largest ONNX :meth:`add_model` accepts.
+        max_upload_bytes: the largest model file :meth:`add_model` accepts.
         stale_after_s: a job running longer than this is taken as abandoned (its worker
             and the broker's re-delivery both lost): the next identical query re-opens it.
 
@@ -118,15 +118,19 @@ class QueryService:
             self._flushed_at = time.monotonic()
         self.store.record_lookups(hits, misses)
 
-    def add_model(self, onnx_bytes: bytes, family: str | None = None) -> StoredModel:
-        """Validate an uploaded ONNX model and store it, weight-free; return it.
+    def add_model(self, data: bytes, family: str | None = None) -> StoredModel:
+        """Validate an uploaded ONNX or TFLite model and store it; return it.
+
+        The format is told from the bytes (TFLite by its file identifier). An ONNX model
+        is kept weight-free; a TFLite model keeps its original file as well, which LiteRT
+        and Vela run. Nothing is stored unless the whole file loads.
 
         Raises:
             ModelTooLargeError: over ``max_upload_bytes``.
-            ModelLoadError: not a loadable ONNX model.
+            ModelLoadError: not a loadable ONNX or TFLite model.
             ExternalDataError: it refers to external files (an upload must be one file).
         """
-        graph = load(onnx_bytes, max_model_bytes=self.max_upload_bytes)
+        graph = load(data, max_model_bytes=self.max_upload_bytes)
         self.store.upsert_model(graph, family=family, keep_onnx=True)
         stored = self.store.get_model(graph_key(graph).digest)
         assert stored is not None  # just written
@@ -151,7 +155,9 @@ class QueryService:
             )
         source = stored_source(model)
         if source is None:
-            raise UnknownModelError(f"model {graph_hash} is stored without its ONNX")
+            raise UnknownModelError(
+                f"model {graph_hash} is stored without its ONNX or source file; upload it again"
+            )
         return graph_for(source, _spec(batch_size, input_shapes))
 
     def _identify(

@@ -67,12 +67,15 @@ class JobResponse(BaseModel):
 
 
 class ModelSummary(BaseModel):
-    """A stored model, without its ONNX bytes."""
+    """A stored model, without its ONNX or source bytes."""
 
     graph_hash: str
     family: str | None
     tags: tuple[str, ...]
     onnx_size: int
+    source_format: str | None = Field(
+        default=None, description='"tflite" when the original file is kept; null for ONNX.'
+    )
     flops: int
     macs: int
     params: int

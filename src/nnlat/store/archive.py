@@ -10,7 +10,9 @@ Line 1 is a header; every further line is one model with all its measurements::
     {"graph_hash": "6f1c0e4b2a9d8c7e", "hash_scheme": 1, "family": "resnet",
      "tags": ["zoo"], "zoo_spec": {"family": "resnet", "config": {...}} | null,
      "onnx_b64": "<base64 weight-free ONNX>" | null,
-     "onnx_size": 10874, "flops": ..., "macs": ..., "params": ..., "bytes_moved": ...,
+     "onnx_size": 10874, "source_format": "tflite" | null,
+     "source_b64": "<base64 original .tflite, weights included>" | null,
+     "flops": ..., "macs": ..., "params": ..., "bytes_moved": ...,
      "nodes": 71, "kernels": 30, "op_counts": {"Conv": 20, ...}, "unknown_ops": {},
      "created_at": "...",
      "measurements": [{"platform": "epyc-ort1.31-fp32-t1", "batch_size": 1,
@@ -24,7 +26,8 @@ Line 1 is a header; every further line is one model with all its measurements::
 
 (shown indented here; in the file each record is one line without spaces). A model
 carries its ONNX when the store kept it, else its zoo spec, from which
-``nnlat.zoo`` regenerates it. Measurements are
+``nnlat.zoo`` regenerates it; a model loaded from TFLite also carries its original file
+(``source_b64``; files written before it existed read as ONNX models). Measurements are
 :class:`~nnlat.measure.types.Measurement` values without the repeated ``graph_hash``.
 Times are ISO 8601 in UTC; milliseconds are JSON numbers that read back bit-exact.
 """
@@ -66,13 +69,21 @@ def _dumps(record: dict[str, Any]) -> str:
 
 
 def _model_line(model: StoredModel, measurements: Sequence[Measurement]) -> str:
-    record = model.model_dump(mode="json", exclude={"onnx_bytes"})
-    onnx = model.onnx_bytes
-    record["onnx_b64"] = None if onnx is None else base64.b64encode(onnx).decode("ascii")
+    record = model.model_dump(mode="json", exclude={"onnx_bytes", "source_bytes"})
+    record["onnx_b64"] = _b64encode(model.onnx_bytes)
+    record["source_b64"] = _b64encode(model.source_bytes)
     record["measurements"] = [
         m.model_dump(mode="json", exclude={"graph_hash"}) for m in measurements
     ]
     return _dumps(record)
+
+
+def _b64encode(data: bytes | None) -> str | None:
+    return None if data is None else base64.b64encode(data).decode("ascii")
+
+
+def _b64decode(text: str | None) -> bytes | None:
+    return None if text is None else base64.b64decode(text, validate=True)
 
 
 def write_archive(
@@ -126,11 +137,10 @@ def _not_an_archive(path: Path, line: int, why: object) -> StoreError:
 def _parse_model(path: Path, line_number: int, line: str) -> tuple[StoredModel, list[Measurement]]:
     try:
         record = json.loads(line)
-        onnx_b64 = record.pop("onnx_b64", None)
+        onnx = _b64decode(record.pop("onnx_b64", None))
+        source = _b64decode(record.pop("source_b64", None))
         entries = record.pop("measurements", [])
-        model = StoredModel.model_validate(
-            {**record, "onnx_bytes": None if onnx_b64 is None else base64.b64decode(onnx_b64)}
-        )
+        model = StoredModel.model_validate({**record, "onnx_bytes": onnx, "source_bytes": source})
         measurements = [
             Measurement.model_validate({**entry, "graph_hash": model.graph_hash})
             for entry in entries

@@ -27,6 +27,7 @@ from nnlat.store.rows import (
     measurements_query,
     merge_model,
     model_row_from_value,
+    source_file,
     to_measurement,
     to_model,
     to_platform,
@@ -141,7 +142,8 @@ def import_chunk(
             row = rows[model.graph_hash] = model_row_from_value(model)
             new_models.append(row)
         else:
-            merge_model(row, model.family, model.zoo_spec, model.tags, model.onnx_bytes)
+            source = source_file(model.source_format, model.source_bytes)
+            merge_model(row, model.family, model.zoo_spec, model.tags, model.onnx_bytes, source)
     session.add_all(new_models)
     session.flush()  # one batched INSERT, which assigns the new ids
     stored.update((row.id, set()) for row in new_models)

@@ -25,6 +25,10 @@ class StoredModel(BaseModel):
         zoo_spec: ``{"family": ..., "config": {...}}`` when the zoo can regenerate it.
         onnx_bytes: the weight-free ONNX, or None when only ``zoo_spec`` is kept.
         onnx_size: size of the weight-free ONNX in bytes, stored or not.
+        source_format: the format of the original file when it is not ONNX
+            (``"tflite"``), else None.
+        source_bytes: that original file, weights included (what LiteRT and Vela run);
+            None for ONNX models and in listings.
         flops: 2 × MACs of the linear-algebra ops plus other arithmetic.
         macs: multiply-accumulates of the linear-algebra ops.
         params: constant tensor elements.
@@ -45,6 +49,8 @@ class StoredModel(BaseModel):
     zoo_spec: dict[str, Any] | None = None
     onnx_bytes: bytes | None = None
     onnx_size: int
+    source_format: str | None = None
+    source_bytes: bytes | None = None
     flops: int
     macs: int
     params: int

@@ -8,7 +8,7 @@ and :class:`~nnlat.measure.types.Measurement`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from pydantic import BaseModel
@@ -32,6 +32,48 @@ _COLUMN_FIELDS = tuple(
     for name in Measurement.model_fields
     if name not in {"graph_hash", "platform", "input_shapes", "stats"}
 )
+
+
+MAX_SOURCE_BYTES = 256 << 20
+"""The largest original (non-ONNX) file the store keeps; the server's default upload limit."""
+
+SOURCE_FORMATS = ("tflite",)
+"""Formats whose original file the store keeps (an ONNX model's storage form is its ONNX)."""
+
+
+class SourceFile(NamedTuple):
+    """A model's original file in a format other than ONNX, as the store keeps it."""
+
+    format: str
+    data: bytes
+
+
+def source_file(source_format: str | None, data: bytes | None) -> SourceFile | None:
+    """The original file worth keeping, or None for an ONNX model (or none given).
+
+    Raises:
+        StoreError: a format the store does not keep, or a file over
+            :data:`MAX_SOURCE_BYTES`.
+
+    Example:
+        >>> source_file("onnx", b"...") is None
+        True
+        >>> source_file("tflite", b"\\x1c\\0\\0\\0TFL3").format
+        'tflite'
+    """
+    if source_format in (None, "onnx") or not data:
+        return None
+    if source_format not in SOURCE_FORMATS:
+        raise StoreError(
+            f"cannot store a {source_format} model's source; the store keeps "
+            f"{', '.join(SOURCE_FORMATS)} files besides ONNX"
+        )
+    if len(data) > MAX_SOURCE_BYTES:
+        raise StoreError(
+            f"the {source_format} file is {len(data):,} bytes, over the store's limit of "
+            f"{MAX_SOURCE_BYTES:,}; store a smaller model"
+        )
+    return SourceFile(source_format, bytes(data))
 
 
 def clean_tags(*groups: Sequence[str]) -> list[str]:
@@ -62,8 +104,9 @@ def model_row(
     zoo_spec: dict[str, Any] | None,
     tags: Sequence[str],
     onnx: bytes | None,
+    source: SourceFile | None = None,
 ) -> ModelRow:
-    """A new model row, with the graph's costs and op counts."""
+    """A new model row, with the graph's costs and op counts (and its non-ONNX source)."""
     summary = summarize(graph)
     return ModelRow(
         graph_hash=digest,
@@ -73,6 +116,8 @@ def model_row(
         zoo_spec=zoo_spec,
         onnx=onnx,
         onnx_size=summary.onnx_bytes,
+        source_format=source.format if source else None,
+        source=source.data if source else None,
         flops=summary.flops,
         macs=summary.macs,
         params=summary.params,
@@ -86,10 +131,17 @@ def model_row(
 
 
 def model_row_from_value(model: StoredModel) -> ModelRow:
-    """A new model row holding exactly ``model`` (used by import)."""
+    """A new model row holding exactly ``model`` (used by import).
+
+    Raises:
+        StoreError: its source is of a format the store does not keep, or too large.
+    """
+    source = source_file(model.source_format, model.source_bytes)
     return ModelRow(
-        **model.model_dump(exclude={"onnx_bytes", "tags"}),
+        **model.model_dump(exclude={"onnx_bytes", "source_format", "source_bytes", "tags"}),
         onnx=model.onnx_bytes,
+        source_format=source.format if source else None,
+        source=source.data if source else None,
         tags=clean_tags(model.tags),
     )
 
@@ -100,8 +152,10 @@ def merge_model(
     zoo_spec: dict[str, Any] | None,
     tags: Sequence[str],
     onnx: bytes | None,
+    source: SourceFile | None = None,
 ) -> None:
-    """Update a stored model: given family and zoo spec win, tags add up, ONNX fills a gap.
+    """Update a stored model: given family and zoo spec win, tags add up, ONNX and the
+    original file fill a gap.
 
     Nothing is erased: a None never replaces a stored value.
     """
@@ -114,10 +168,13 @@ def merge_model(
         row.tags = merged
     if row.onnx is None and onnx is not None:
         row.onnx = onnx
+    if row.source is None and source is not None:
+        row.source_format, row.source = source.format, source.data
 
 
 def to_model(row: ModelRow, with_onnx: bool = True) -> StoredModel:
-    """The value of a model row; ``with_onnx=False`` leaves ``onnx_bytes`` None (listings)."""
+    """The value of a model row; ``with_onnx=False`` leaves ``onnx_bytes`` and
+    ``source_bytes`` None (listings)."""
     return StoredModel(
         graph_hash=row.graph_hash,
         hash_scheme=row.hash_scheme,
@@ -126,6 +183,8 @@ def to_model(row: ModelRow, with_onnx: bool = True) -> StoredModel:
         zoo_spec=row.zoo_spec,
         onnx_bytes=row.onnx if with_onnx else None,
         onnx_size=row.onnx_size,
+        source_format=row.source_format,
+        source_bytes=row.source if with_onnx else None,
         flops=row.flops,
         macs=row.macs,
         params=row.params,

@@ -42,6 +42,7 @@ from nnlat.store.rows import (
     merge_model,
     model_row,
     platform_values,
+    source_file,
     to_measurement,
     to_model,
     to_platform,
@@ -148,7 +149,9 @@ class Store:
         A zoo model (``zoo_spec`` given) is stored without its ONNX, since the zoo can
         regenerate it, unless ``keep_onnx``. For a model already stored, a given family
         or zoo spec replaces the stored one, tags are added, and a missing ONNX is
-        filled in; nothing is erased.
+        filled in; nothing is erased. A graph loaded from another format (TFLite) keeps
+        its original file too (``graph.source_bytes``, zoo model or not): LiteRT and Vela
+        measure that file, and nothing can regenerate it bit for bit.
 
         Args:
             graph: a loaded graph (``graph.onnx_bytes`` is the weight-free ONNX).
@@ -161,21 +164,24 @@ class Store:
             The model's id.
 
         Raises:
-            StoreError: a malformed zoo spec, or the database refused the write.
+            StoreError: a malformed zoo spec, an original file over
+                :data:`~nnlat.store.rows.MAX_SOURCE_BYTES`, or the database refused the
+                write.
         """
         digest = graph_key(graph).digest
         spec = check_zoo_spec(zoo_spec)
         family = family or (spec["family"] if spec else None)
         onnx = graph.onnx_bytes if (spec is None or keep_onnx) and graph.onnx_bytes else None
+        source = source_file(graph.source_format, graph.source_bytes)
 
         def work(session: Session) -> int:
             row = session.scalar(sa.select(ModelRow).where(ModelRow.graph_hash == digest))
             if row is None:
-                row = model_row(graph, digest, family, spec, tags, onnx)
+                row = model_row(graph, digest, family, spec, tags, onnx, source)
                 session.add(row)
                 session.flush()
             else:
-                merge_model(row, family, spec, tags, onnx)
+                merge_model(row, family, spec, tags, onnx, source)
             return row.id
 
         return self.database.write(f"store model {digest}", work)
@@ -193,7 +199,8 @@ class Store:
     def list_models(
         self, family: str | None = None, limit: int | None = None, offset: int = 0
     ) -> list[StoredModel]:
-        """Stored models, oldest first, *without* their ONNX bytes (``get_model`` has them).
+        """Stored models, oldest first, *without* their ONNX or source bytes (``get_model``
+        has them).
 
         Args:
             family: only this family.
@@ -201,7 +208,10 @@ class Store:
         """
         query = (
             sa.select(ModelRow)
-            .options(sa.orm.defer(ModelRow.onnx, raiseload=True))
+            .options(
+                sa.orm.defer(ModelRow.onnx, raiseload=True),
+                sa.orm.defer(ModelRow.source, raiseload=True),
+            )
             .order_by(ModelRow.id)
             .offset(offset)
             .limit(limit)

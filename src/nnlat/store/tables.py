@@ -6,7 +6,8 @@ domain values. A change here needs a new Alembic revision in ``migrations/versio
 
 Portable choices:
     * ``Double`` for milliseconds (MySQL's ``FLOAT`` is single precision).
-    * ONNX bytes as ``LONGBLOB`` on MySQL/MariaDB, whose ``BLOB`` stops at 64 KiB.
+    * ONNX and source bytes as ``LONGBLOB`` on MySQL/MariaDB, whose ``BLOB`` stops at
+      64 KiB.
     * Timestamps in UTC, stored naive, with microseconds on MySQL (``DATETIME(6)``).
     * Input shapes as canonical JSON text plus its 32-hex hash; the hash is what the
       cache key indexes, because MySQL cannot index ``TEXT``/``JSON`` columns.
@@ -76,7 +77,10 @@ class Base(DeclarativeBase):
 class ModelRow(Base):
     """One distinct graph, keyed by its structural hash.
 
-    ``onnx`` holds the weight-free ONNX unless ``zoo_spec`` can regenerate it.
+    ``onnx`` holds the weight-free ONNX unless ``zoo_spec`` can regenerate it. A model
+    loaded from another format (TFLite) also keeps that format and its original file,
+    weights included (``source_format``, ``source``): LiteRT and Vela run exactly that
+    file. Both are NULL for ONNX models.
     """
 
     __tablename__ = "models"
@@ -90,6 +94,8 @@ class ModelRow(Base):
     zoo_spec: Mapped[dict[str, Any] | None] = mapped_column(sa.JSON)
     onnx: Mapped[bytes | None] = mapped_column(Onnx)
     onnx_size: Mapped[int] = mapped_column(sa.BigInteger)
+    source_format: Mapped[str | None] = mapped_column(sa.String(16))
+    source: Mapped[bytes | None] = mapped_column(Onnx)
     flops: Mapped[int] = mapped_column(sa.BigInteger)
     macs: Mapped[int] = mapped_column(sa.BigInteger)
     params: Mapped[int] = mapped_column(sa.BigInteger)

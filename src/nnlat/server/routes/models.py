@@ -1,4 +1,4 @@
-"""``/v1/models``: upload a model (ONNX as the request body), list and read models."""
+"""``/v1/models``: upload a model (ONNX or TFLite as the request body), list and read models."""
 
 from __future__ import annotations
 
@@ -33,11 +33,13 @@ async def upload_model(
     _: WriterDep,
     family: Annotated[str | None, Query(pattern=FAMILY)] = None,
 ) -> ModelSummary:
-    """Store an ONNX model (weight-free or with weights; one self-contained file).
+    """Store an ONNX or TFLite model (one self-contained file).
 
-    The body is the file itself (``curl --data-binary @model.onnx``). It is checked —
-    size, real ONNX, no external-data references — before anything is stored; only the
-    weight-free graph is kept. The answer carries the ``graph_hash`` to query with.
+    The body is the file itself (``curl --data-binary @model.onnx``, or ``@model.tflite``);
+    the format is told from the bytes. It is checked — size, a real ONNX or TFLite model,
+    no external-data references — before anything is stored. An ONNX model is kept
+    weight-free; a TFLite model keeps its original file too, which LiteRT and Vela
+    platforms measure. The answer carries the ``graph_hash`` to query with.
     """
     limit = service.max_upload_bytes
     declared = request.headers.get("content-length")
@@ -52,7 +54,8 @@ async def upload_model(
             raise ModelTooLargeError(f"the upload is over the limit of {limit:,} bytes")
     if not body:
         raise HTTPException(
-            status.HTTP_400_BAD_REQUEST, "empty body: send the ONNX file as the request body"
+            status.HTTP_400_BAD_REQUEST,
+            "empty body: send the ONNX or TFLite file as the request body",
         )
     model = await run_in_threadpool(service.add_model, bytes(body), family)
     return ModelSummary.of(model)
