@@ -7,7 +7,9 @@ never a traceback. The tree::
     NnlatError
     ├── ModelLoadError          the file/bytes are not a loadable ONNX model
     │   ├── ModelTooLargeError  over the configured size limit
-    │   └── ExternalDataError   external-data reference missing or outside the model folder
+    │   ├── ExternalDataError   external-data reference missing or outside the model folder
+    │   ├── InvalidModelError   parses, but is not a valid model (checker, cycle, attribute)
+    │   └── LimitExceededError  over a resource limit (elements, nodes, depth, memory, time)
     ├── InvalidInputShapeError  a --input-shape / batch-size override that does not fit
     ├── ExportError             a torch.nn.Module could not be exported to ONNX
     └── UnknownNameError        a registry lookup (model family, ...) with an unknown name
@@ -30,6 +32,16 @@ class ModelTooLargeError(ModelLoadError):
 
 class ExternalDataError(ModelLoadError):
     """An external-data reference is missing or points outside the model's folder."""
+
+
+class InvalidModelError(ModelLoadError):
+    """The model parses but is not valid: the ONNX checker refuses it, it has a cycle,
+    no outputs, an unknown dtype or a negative or absurd attribute."""
+
+
+class LimitExceededError(ModelLoadError):
+    """The model is over one of the :class:`~nnlat.graph.limits.Limits` (its message names
+    the limit, its value and the ``NNLAT_*`` variable that raises it)."""
 
 
 class InvalidInputShapeError(NnlatError):
