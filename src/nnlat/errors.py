@@ -40,7 +40,7 @@ class InvalidModelError(ModelLoadError):
 
 
 class LimitExceededError(ModelLoadError):
-    """The model is over one of the :class:`~nnlat.graph.limits.Limits` (its message names
+    """The model is over one of the :class:`~nnlat.limits.Limits` (its message names
     the limit, its value and the ``NNLAT_*`` variable that raises it)."""
 
 

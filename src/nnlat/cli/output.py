@@ -59,7 +59,7 @@ def user_errors() -> Iterator[None]:
 
     def show(message: Warning | str, category: type[Warning], *args: Any, **kw: Any) -> None:
         if issubclass(category, NnlatWarning):
-            stderr.print(f"[yellow]warning:[/] {message}", highlight=False)
+            stderr.print(f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True)
 
     previous: Callable[..., None] = warnings.showwarning
     warnings.showwarning = show
@@ -69,7 +69,10 @@ def user_errors() -> Iterator[None]:
             warnings.showwarning = show
             yield
     except NnlatError as exc:
-        stderr.print(f"[red]error:[/] {exc}", highlight=False)
+        # One line, never wrapped by us (the terminal may wrap it): messages quoting a
+        # library's error can hold newlines, and rich wraps at the terminal's width.
+        message = " ".join(str(exc).split())
+        stderr.print(f"[red]error:[/] {message}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     finally:
         warnings.showwarning = previous

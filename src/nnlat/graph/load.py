@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import onnx
 
 from nnlat.graph.ir import Graph
-from nnlat.graph.limits import DEFAULT_LIMITS, Limits
+from nnlat.limits import DEFAULT_LIMITS, Limits
 from nnlat.graph.normalize import NormalizeOptions, normalize
 from nnlat.graph.onnx_io import DEFAULT_MAX_MODEL_BYTES, model_to_ir, read_model
 

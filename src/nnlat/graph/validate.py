@@ -3,7 +3,7 @@
 :func:`validate` refuses, with an :class:`~nnlat.errors.InvalidModelError` or a
 :class:`~nnlat.errors.LimitExceededError` that says what is wrong, a model that
 
-- is over the node count or sub-graph nesting of its :class:`~nnlat.graph.limits.Limits`;
+- is over the node count or sub-graph nesting of its :class:`~nnlat.limits.Limits`;
 - has no outputs, or a cycle;
 - uses an element type ONNX does not define (``41``);
 - has a negative or absurd size attribute: kernel, stride, dilation, pad, hidden size,
@@ -24,7 +24,7 @@ import onnx
 from onnx import checker
 
 from nnlat.errors import InvalidModelError
-from nnlat.graph.limits import Limits
+from nnlat.limits import Limits
 from nnlat.graph.onnx_io import iter_graphs
 from nnlat.graph.passes.options import NormalizeOptions
 from nnlat.graph.passes.tensors import has_data

@@ -29,7 +29,7 @@ from onnx import helper, numpy_helper
 
 from nnlat.errors import NnlatError
 from nnlat.graph.ir import Graph, TensorSpec
-from nnlat.graph.limits import DEFAULT_LIMITS, exceeded
+from nnlat.limits import DEFAULT_LIMITS, exceeded
 from nnlat.graph.onnx_io import iter_graphs
 from nnlat.graph.passes.tensors import has_data
 

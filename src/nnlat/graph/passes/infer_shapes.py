@@ -35,7 +35,7 @@ from onnx import defs, helper, shape_inference
 
 from nnlat.errors import InvalidInputShapeError
 from nnlat.forked import CapExceededError, call_capped
-from nnlat.graph.limits import Limits
+from nnlat.limits import Limits
 from nnlat.graph.onnx_io import iter_graphs
 from nnlat.graph.passes.options import NormalizeOptions
 

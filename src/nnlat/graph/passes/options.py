@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from nnlat.graph.limits import DEFAULT_LIMITS, Limits
+from nnlat.limits import DEFAULT_LIMITS, Limits
 
 # A dynamic dimension with no override gets one of these (and a warning).
 DEFAULT_BATCH = 1
