@@ -414,6 +414,11 @@ def call_capped(function: Callable[[], R], *, max_bytes: int, max_seconds: float
     if pid == 0:  # the child: never returns
         code = 0
         try:
+            # A crash here (a native library aborting at its memory cap) is reported by
+            # the parent; the child's own fault dump would only repeat it on stderr.
+            import faulthandler
+
+            faulthandler.disable()
             os.close(reader)
             base = _address_space_bytes()
             if base is not None:
