@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 import onnx
 
 from nnlat.graph.ir import Graph
-from nnlat.limits import DEFAULT_LIMITS, Limits
 from nnlat.graph.normalize import NormalizeOptions, normalize
 from nnlat.graph.onnx_io import DEFAULT_MAX_MODEL_BYTES, model_to_ir, read_model
+from nnlat.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
     import torch
@@ -98,7 +98,7 @@ def to_model_proto(
         validate(model, limits, "the given ModelProto")
         return model
     if isinstance(source, str | Path | bytes | bytearray):
-        model = read_model(source, max_bytes=max_model_bytes)
+        model = read_model(source, max_bytes=max_model_bytes, limits=limits)
         label = "the given bytes" if isinstance(source, bytes | bytearray) else str(source)
         validate(model, limits, label)
         return model

@@ -24,11 +24,11 @@ import onnx
 from onnx import checker
 
 from nnlat.errors import InvalidModelError
-from nnlat.limits import Limits
-from nnlat.graph.onnx_io import iter_graphs
+from nnlat.graph.onnx_io import check_size, iter_graphs
 from nnlat.graph.passes.options import NormalizeOptions
 from nnlat.graph.passes.tensors import has_data
 from nnlat.graph.passes.toposort import toposort
+from nnlat.limits import Limits
 
 # Attributes that are sizes or counts: each value must lie in [low, MAX_SIZE_ATTRIBUTE].
 # (op type or "*" for any op) → attribute → smallest valid value.
@@ -76,7 +76,7 @@ def validate(model: onnx.ModelProto, limits: Limits, label: str = "the model") -
         ...     print(exc)
         the model: node 'Conv' has kernel_shape=[0, 3], outside [1, 2147483648]
     """
-    _check_size(model.graph, limits, label)
+    check_size(model.graph, limits, label)
     if len(model.graph.output) == 0:
         raise InvalidModelError(f"{label} has no outputs; a model must declare at least one")
     for graph in iter_graphs(model.graph):
@@ -85,22 +85,6 @@ def validate(model: onnx.ModelProto, limits: Limits, label: str = "the model") -
         for node in graph.node:
             _check_attributes(node, label)
     _check_onnx(model, label)
-
-
-def _check_size(graph: onnx.GraphProto, limits: Limits, label: str) -> None:
-    nodes = 0
-    stack = [(graph, 0)]
-    while stack:  # iterative: a hostile nesting must not reach Python's recursion limit
-        current, depth = stack.pop()
-        limits.check("max_graph_depth", depth, f"{label} nests sub-graphs {depth} deep")
-        nodes += len(current.node)
-        limits.check("max_nodes", nodes, f"{label} has more than {nodes - 1:,} nodes")
-        for node in current.node:
-            for attr in node.attribute:
-                if attr.type == onnx.AttributeProto.GRAPH:
-                    stack.append((attr.g, depth + 1))
-                elif attr.type == onnx.AttributeProto.GRAPHS:
-                    stack.extend((g, depth + 1) for g in attr.graphs)
 
 
 def _check_acyclic(graph: onnx.GraphProto, label: str) -> None:

@@ -29,9 +29,9 @@ from onnx import helper, numpy_helper
 
 from nnlat.errors import NnlatError
 from nnlat.graph.ir import Graph, TensorSpec
-from nnlat.limits import DEFAULT_LIMITS, exceeded
 from nnlat.graph.onnx_io import iter_graphs
 from nnlat.graph.passes.tensors import has_data
+from nnlat.limits import DEFAULT_LIMITS, exceeded
 
 MAX_INT_INPUT = 100  # upper bound (exclusive) of random integer inputs
 # Ops an integer input may pass through unchanged in value on its way to an index.

@@ -29,19 +29,19 @@ from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
 
-from nnlat.errors import LimitExceededError, NnlatError
+from nnlat.errors import NnlatError
 from nnlat.farm.dispatch import Dispatcher
 from nnlat.farm.execute import stored_source
 from nnlat.forked import CapExceededError, call_capped
 from nnlat.graph.hashing import graph_key
 from nnlat.graph.ir import Graph
 from nnlat.graph.load import load
-from nnlat.graph.summary import summarize
 from nnlat.limits import DEFAULT_LIMITS, Limits, exceeded
 from nnlat.measure.backends.base import graph_for
 from nnlat.measure.types import MeasureSpec
 from nnlat.platform import parse_platform_name
 from nnlat.querying.engine import QueryResult
+from nnlat.querying.storable import check_storable
 from nnlat.store import Job, Store, StoredModel
 
 Shapes = dict[str, tuple[int, ...]]
@@ -49,7 +49,6 @@ Shapes = dict[str, tuple[int, ...]]
 _IdentityKey = tuple[str, int, tuple[tuple[str, tuple[int, ...]], ...]]
 MAX_REMEMBERED = 65536
 LOOKUP_FLUSH_S = 1.0
-MAX_DB_INTEGER = (1 << 63) - 1  # a cost column is a signed 64-bit INTEGER everywhere
 SWEEP_BATCH = 1000
 
 
@@ -369,22 +368,6 @@ class QueryService:
             if found is not None:
                 result = QueryResult(cached=False, measurement=found)
         return job, result
-
-
-def check_storable(graph: Graph) -> None:
-    """Refuse a graph whose cost totals do not fit the database's 64-bit integers.
-
-    Raises:
-        LimitExceededError: a total (FLOPs, MACs, parameters, bytes) is over 2**63 - 1.
-    """
-    summary = summarize(graph)
-    for name in ("flops", "macs", "params", "bytes"):
-        value = getattr(summary, name)
-        if not -MAX_DB_INTEGER <= value <= MAX_DB_INTEGER:
-            raise LimitExceededError(
-                f"the model's {name} total ({value:.3e}) does not fit a 64-bit integer; "
-                "no real network comes near it: check the model's shapes"
-            )
 
 
 def _as_utc(moment: datetime) -> datetime:

@@ -35,9 +35,10 @@ from onnx import defs, helper, shape_inference
 
 from nnlat.errors import InvalidInputShapeError
 from nnlat.forked import CapExceededError, call_capped
-from nnlat.limits import Limits
 from nnlat.graph.onnx_io import iter_graphs
 from nnlat.graph.passes.options import NormalizeOptions
+from nnlat.graph.passes.tensors import has_data
+from nnlat.limits import Limits
 
 SHAPE_STAND_INS: dict[tuple[str, str], tuple[str, int, int]] = {
     # (domain, op type) → (default-domain op with the same output shapes, leading inputs
@@ -151,11 +152,12 @@ def _bounded(model: onnx.ModelProto, limits: Limits) -> bool:
 
     Returns:
         True when data propagation is bounded too: no node that propagates values
-        reads a 0-D/1-D tensor of unknown size (or rank), or of more than
-        ``limits.max_value_elements`` elements.
+        reads a 0-D/1-D tensor of unknown size (or rank).
 
     Raises:
-        LimitExceededError: a tensor has more than ``limits.max_tensor_elements``.
+        LimitExceededError: a tensor has more than ``limits.max_tensor_elements``, or
+            a node that propagates values reads a 0-D/1-D tensor of more than
+            ``limits.max_value_elements`` (ONNX would hold each as a message).
     """
     bounded = True
 
@@ -165,13 +167,26 @@ def _bounded(model: onnx.ModelProto, limits: Limits) -> bool:
         for value in (*graph.input, *graph.value_info, *graph.output):
             sizes[value.name] = _size(value.name, value.type, limits)
         for tensor in graph.initializer:
-            sizes[tensor.name] = math.prod(tensor.dims) if len(tensor.dims) <= 1 else -1
+            elements = math.prod(tensor.dims)
+            limits.check(
+                "max_tensor_elements",
+                elements,
+                f"weight {tensor.name!r} of shape {list(tensor.dims)} has {elements:,} elements",
+            )
+            # Only values held in the file propagate (weights have none by now).
+            sizes[tensor.name] = elements if len(tensor.dims) <= 1 and has_data(tensor) else -1
         for node in graph.node:
-            if bounded and node.op_type in _PROPAGATING and node.domain in ("", "ai.onnx"):
+            if node.op_type in _PROPAGATING and node.domain in ("", "ai.onnx"):
                 for name in node.input:
                     size = sizes.get(name) if name else -1
-                    if size is None or size > limits.max_value_elements:
+                    if size is None:
                         bounded = False
+                    elif size > limits.max_value_elements:
+                        raise limits.error(
+                            "max_value_elements",
+                            f"node {node.name or node.op_type!r} would propagate the "
+                            f"{size:,} values of tensor {name!r}",
+                        )
             for attr in node.attribute:
                 subs = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else list(attr.graphs)
                 for sub in subs:
