@@ -24,6 +24,8 @@ class Limits:
     Attributes:
         max_nodes: nodes in the model, sub-graphs included.
         max_graph_depth: nesting of sub-graphs (an ``If`` inside a ``Loop`` is 2).
+        max_subgraphs: sub-graphs (``If`` branches, ``Loop`` bodies) in all; every pass
+            walks each, and nested ``If`` s sharing a branch double them at every level.
         max_tensor_elements: elements of any one tensor whose shape is known (1.1e12
             for the ``Range`` bomb; the largest activation of a real network at batch
             256 is under 1e10).
@@ -49,6 +51,7 @@ class Limits:
 
     max_nodes: int = 1_000_000
     max_graph_depth: int = 16
+    max_subgraphs: int = 1000
     max_tensor_elements: int = 1 << 36
     max_value_elements: int = 1 << 20
     max_inference_bytes: int = GiB // 2

@@ -42,7 +42,7 @@ class Settings(BaseSettings):
         sweep_interval_s: how often the server looks for such jobs (0: never).
         upload_memory_bytes, upload_time_s: what parsing and normalising one upload may
             take, in a child process (so no upload can take the server down).
-        max_nodes, max_graph_depth, max_tensor_elements, max_value_elements,
+        max_nodes, max_graph_depth, max_subgraphs, max_tensor_elements, max_value_elements,
             max_inference_bytes, max_inference_s, max_input_bytes, max_weight_bytes:
             the :class:`~nnlat.limits.Limits` on untrusted models (:meth:`limits`).
 
@@ -69,6 +69,7 @@ class Settings(BaseSettings):
     upload_time_s: float = Field(default=120.0, gt=0)
     max_nodes: int = Field(default=DEFAULT_LIMITS.max_nodes, gt=0)
     max_graph_depth: int = Field(default=DEFAULT_LIMITS.max_graph_depth, gt=0)
+    max_subgraphs: int = Field(default=DEFAULT_LIMITS.max_subgraphs, gt=0)
     max_tensor_elements: int = Field(default=DEFAULT_LIMITS.max_tensor_elements, gt=0)
     max_value_elements: int = Field(default=DEFAULT_LIMITS.max_value_elements, gt=0)
     max_inference_bytes: int = Field(default=DEFAULT_LIMITS.max_inference_bytes, gt=0)

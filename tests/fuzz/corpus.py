@@ -164,22 +164,32 @@ def wide_input_bomb(rng: random.Random) -> onnx.ModelProto:
     )
 
 
-def nesting(rng: random.Random) -> onnx.ModelProto:
-    depth = rng.choice([17, 40, 90])
-    body = helper.make_graph(
+def _nested_ifs(depth: int, shared: bool) -> onnx.ModelProto:
+    """``If`` inside ``If``, ``depth`` deep; ``shared``: both branches hold the level below,
+    so the file holds 2**depth copies of the innermost graph."""
+    leaf = helper.make_graph(
         [helper.make_node("Relu", ["x"], ["o0"])], "b0", [], [_info("o0", TensorProto.FLOAT, [2])]
     )
+    body = leaf
     for level in range(1, depth + 1):
-        node = helper.make_node("If", ["flag"], [f"o{level}"], then_branch=body, else_branch=body)
+        other = body if shared else leaf
+        node = helper.make_node("If", ["flag"], [f"o{level}"], then_branch=body, else_branch=other)
         body = helper.make_graph(
             [node], f"b{level}", [], [_info(f"o{level}", TensorProto.FLOAT, [2])]
         )
-    top = body.node[0]
     return _model(
-        [top],
+        [body.node[0]],
         [_info("flag", TensorProto.BOOL, []), _info("x", TensorProto.FLOAT, [2])],
         list(body.output),
     )
+
+
+def nesting(rng: random.Random) -> onnx.ModelProto:
+    return _nested_ifs(rng.choice([17, 24, 30]), shared=False)
+
+
+def fanout(rng: random.Random) -> onnx.ModelProto:
+    return _nested_ifs(rng.choice([8, 12, 17]), shared=True)
 
 
 def _pick_base(rng: random.Random) -> onnx.ModelProto:
@@ -287,6 +297,7 @@ HOSTILE: dict[str, Callable[[random.Random], onnx.ModelProto]] = {
     "expand_bomb": expand_bomb,
     "wide_input_bomb": wide_input_bomb,
     "nesting": nesting,
+    "fanout": fanout,
     "dims": absurd_dims,
     "attribute": absurd_attribute,
     "cycle": cycle,

@@ -5,8 +5,8 @@ The corpus (:mod:`corpus`) is made at test time from a seed and run by
 30 s alarm per file: a model that wanted more memory or time fails there. Every file
 must give each of the three a clean error (one line: exit code 2 with ``error: ...``,
 an ``NnlatError``, a 4xx with a detail) or a result, never a traceback or a 5xx, and
-the server must still answer afterwards. The default run takes one of every kind and
-a few more (tens of seconds); the full corpus of 300 is marked ``slow``.
+the server must still answer afterwards. The default run takes one file of every kind;
+the full corpus of 300 is marked ``slow``.
 """
 
 from __future__ import annotations

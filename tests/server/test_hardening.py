@@ -183,3 +183,21 @@ def test_too_large_query_shapes_get_a_4xx(server: Server) -> None:
     response = server.http.post("/v1/queries", json=query, headers=server.auth)
     assert response.status_code == 413, response.text
     assert "max_tensor_elements" in response.json()["detail"]
+
+
+def test_predicting_a_graph_without_operators_says_so(server: Server) -> None:
+    constant = helper.make_tensor("c", TensorProto.FLOAT, [2], [1.0, 2.0])
+    payload = _model(
+        [
+            helper.make_node("Constant", [], ["a"], value=constant),
+            helper.make_node("Add", ["a", "a"], ["y"]),
+        ],
+        [],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+    )
+    digest = server.http.post("/v1/models", content=payload, headers=server.auth).json()[
+        "graph_hash"
+    ]
+    answer = server.http.post("/v1/predictions", json={"graph_hash": digest})
+    assert answer.status_code == 400, answer.text
+    assert "no operators" in answer.json()["detail"]

@@ -186,18 +186,20 @@ def iter_graphs(graph: onnx.GraphProto) -> Iterator[onnx.GraphProto]:
 
 
 def check_size(graph: onnx.GraphProto, limits: Limits, label: str = "the model") -> None:
-    """Refuse a graph over ``limits.max_nodes`` (sub-graphs included) or nesting
-    sub-graphs deeper than ``limits.max_graph_depth``; checked first, as every later
-    step walks every sub-graph.
+    """Refuse a graph over ``limits.max_nodes`` (sub-graphs included), with more than
+    ``limits.max_subgraphs`` sub-graphs or nesting them deeper than
+    ``limits.max_graph_depth``; checked first, as every later step walks every sub-graph.
 
     Raises:
-        LimitExceededError: over either limit.
+        LimitExceededError: over one of these limits.
     """
-    nodes = 0
+    nodes = graphs = 0
     stack = [(graph, 0)]
     while stack:
         current, depth = stack.pop()
         limits.check("max_graph_depth", depth, f"{label} nests sub-graphs {depth} deep")
+        limits.check("max_subgraphs", graphs, f"{label} has more than {graphs - 1:,} sub-graphs")
+        graphs += 1
         nodes += len(current.node)
         limits.check("max_nodes", nodes, f"{label} has more than {nodes - 1:,} nodes")
         for node in current.node:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, HTTPException, status
 
 from nnlat.server.deps import CallerDep, ServiceDep, SettingsDep
 from nnlat.server.schemas import PredictRequest
@@ -18,6 +18,11 @@ def predict(
     from nnlat.predictor.api import predict_many
 
     graph = service.graph(body.graph_hash, body.batch_size, body.input_shapes)
+    if not graph.nodes:
+        raise HTTPException(
+            status.HTTP_400_BAD_REQUEST,
+            "the model has no operators left after constant folding: nothing to predict",
+        )
     [prediction] = predict_many(
         [graph], body.platform, body.batch_size, predictor=settings.predictor
     )
