@@ -3,9 +3,9 @@
 Started by ``test_fuzz_corpus.py`` as its own process under an address-space limit
 (``RLIMIT_AS``), so a file that tried to take more memory fails here, not the test run.
 Writes one JSON line per file: its outcome for each of the three, its wall time and the
-process's peak memory so far. Usage::
+peak memory so far of this process and of its forked children. Usage::
 
-    python tests/fuzz/run_corpus.py FOLDER COUNT SEED OUT.jsonl
+    python tests/fuzz/run_corpus.py OUT.jsonl FILE...
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from types import FrameType
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from corpus import make_corpus
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
@@ -91,8 +90,7 @@ def run_upload(http: TestClient, token: str, path: Path) -> dict[str, object]:
     }
 
 
-def main(folder: Path, count: int, seed: int, out: Path) -> None:
-    files = make_corpus(folder, count, seed)
+def main(out: Path, files: list[Path]) -> None:
     work = Path(tempfile.mkdtemp())
     runner = CliRunner()
     fake = backend_registry({"fake": FakeBackend})
@@ -130,4 +128,4 @@ def main(folder: Path, count: int, seed: int, out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4]))
+    main(Path(sys.argv[1]), [Path(a) for a in sys.argv[2:]])
