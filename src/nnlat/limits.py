@@ -54,7 +54,7 @@ class Limits:
     max_subgraphs: int = 1000
     max_tensor_elements: int = 1 << 36
     max_value_elements: int = 1 << 20
-    max_inference_bytes: int = GiB // 2
+    max_inference_bytes: int = GiB // 4
     max_inference_s: float = 120.0
     max_input_bytes: int = 8 * GiB
     max_weight_bytes: int = 32 * GiB
