@@ -8,6 +8,8 @@ never a traceback. The tree::
     ├── ModelLoadError          the file/bytes are not a loadable ONNX or TFLite model
     │   ├── ModelTooLargeError  over the configured size limit
     │   ├── ExternalDataError   external-data reference missing or outside the model folder
+    │   ├── InvalidModelError   parses, but is not a valid model (checker, cycle, attribute)
+    │   ├── LimitExceededError  over a resource limit (elements, nodes, depth, memory, time)
     │   └── UnsupportedOperatorError  an operator nnlat cannot convert (named)
     ├── InvalidInputShapeError  a --input-shape / batch-size override that does not fit
     ├── ExportError             a torch.nn.Module could not be exported to ONNX
@@ -35,6 +37,16 @@ class ExternalDataError(ModelLoadError):
 
 class UnsupportedOperatorError(ModelLoadError):
     """The model uses an operator nnlat cannot convert to its IR; the message names it."""
+
+
+class InvalidModelError(ModelLoadError):
+    """The model parses but is not valid: the ONNX checker refuses it, it has a cycle,
+    no outputs, an unknown dtype or a negative or absurd attribute."""
+
+
+class LimitExceededError(ModelLoadError):
+    """The model is over one of the :class:`~nnlat.limits.Limits` (its message names
+    the limit, its value and the ``NNLAT_*`` variable that raises it)."""
 
 
 class InvalidInputShapeError(NnlatError):

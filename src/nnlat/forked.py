@@ -360,3 +360,127 @@ def _describe(item: object) -> str:
     if isinstance(item, bytes | bytearray):
         return f"{len(item):,} bytes"
     return type(item).__name__
+
+
+class CapExceededError(Exception):
+    """A :func:`call_capped` child ran out of its memory or time (``cap`` says which)."""
+
+    def __init__(self, cap: str, message: str) -> None:
+        super().__init__(message)
+        self.cap = cap  # "memory" or "time"
+
+
+def call_capped(function: Callable[[], R], *, max_bytes: int, max_seconds: float) -> R:
+    """``function()``, computed in a forked child that may use ``max_bytes`` more memory.
+
+    For work whose cost an untrusted input decides (a model whose shape inference could
+    allocate terabytes): the child's address space is capped (``RLIMIT_AS``) at its
+    size at the fork plus ``max_bytes``, and it is killed after ``max_seconds``, so
+    neither can take this process down. The result and any exception come back pickled.
+    Where forking is not available (:func:`can_fork`), ``function`` runs in-process,
+    uncapped.
+
+    Args:
+        function: what to compute (inherited by the child, not pickled); its result
+            must pickle.
+        max_bytes: memory the child may allocate beyond what it inherits.
+        max_seconds: wall time the child may take.
+
+    Returns:
+        ``function()``.
+
+    Raises:
+        CapExceededError: the child ran out of memory (``cap == "memory"``: a
+            ``MemoryError``, or killed) or time (``cap == "time"``).
+        Exception: whatever ``function`` raised, with the child's traceback as cause.
+
+    Example:
+        >>> call_capped(lambda: sum(range(10)), max_bytes=1 << 28, max_seconds=30)
+        45
+        >>> call_capped(lambda: bytearray(1 << 31), max_bytes=1 << 28, max_seconds=30)
+        Traceback (most recent call last):
+        ...
+        nnlat.forked.CapExceededError: ran out of its memory allowance of 268,435,456 bytes
+    """
+    if not can_fork():
+        return function()
+    import resource
+    import select
+    import signal
+    import time
+
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 0
+        try:
+            # A crash here (a native library aborting at its memory cap) is reported by
+            # the parent; the child's own fault dump would only repeat it on stderr.
+            import faulthandler
+
+            faulthandler.disable()
+            os.close(reader)
+            base = _address_space_bytes()
+            if base is not None:
+                hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+                cap = base + max_bytes
+                if hard != resource.RLIM_INFINITY:
+                    cap = min(cap, hard)  # only root may raise a hard limit
+                resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+            try:
+                outcome: tuple[bool, Any] = (True, function())
+            except BaseException as exc:
+                outcome = (False, _portable(exc) if isinstance(exc, Exception) else None)
+            try:
+                data = pickle.dumps(outcome, pickle.HIGHEST_PROTOCOL)
+            except Exception as exc:
+                data = pickle.dumps((False, _portable(exc)))
+            with os.fdopen(writer, "wb") as out:
+                out.write(data)
+        except BaseException:
+            code = 70
+        finally:
+            os._exit(code)
+    os.close(writer)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + max_seconds
+    timed_out = False
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([reader], [], [], left)[0]:
+                timed_out = True
+                break
+            chunk = os.read(reader, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(reader)
+        if timed_out:
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    if timed_out:
+        raise CapExceededError("time", f"ran past its time allowance of {max_seconds:g} s")
+    try:
+        ok, value = pickle.loads(b"".join(chunks))
+    except Exception:  # killed (the kernel's OOM killer) before it could answer
+        raise CapExceededError(
+            "memory", f"ended without an answer (out of memory?) within {max_bytes:,} bytes"
+        ) from None
+    if ok:
+        return value  # type: ignore[no-any-return]
+    if value is None or isinstance(value[0], MemoryError):
+        raise CapExceededError("memory", f"ran out of its memory allowance of {max_bytes:,} bytes")
+    error, text = value
+    error.__cause__ = RemoteTraceback(text)
+    raise error
+
+
+def _address_space_bytes() -> int | None:
+    """This process's virtual memory size (Linux), the base an ``RLIMIT_AS`` adds to."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE")

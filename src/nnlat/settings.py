@@ -10,6 +10,8 @@ from __future__ import annotations
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from nnlat.limits import DEFAULT_LIMITS, Limits
+
 MiB = 1 << 20
 
 
@@ -34,6 +36,15 @@ class Settings(BaseSettings):
             shipped one).
         job_retries: retries of a job after a transient failure (database or broker
             briefly away), with exponential back-off from ``retry_backoff_s``.
+        stale_after_s: a job queued or running for longer than this is taken as lost
+            (its broker message or its worker gone): the next identical query and the
+            server's sweep send it again.
+        sweep_interval_s: how often the server looks for such jobs (0: never).
+        upload_memory_bytes, upload_time_s: what parsing and normalising one upload may
+            take, in a child process (so no upload can take the server down).
+        max_nodes, max_graph_depth, max_subgraphs, max_tensor_elements, max_value_elements,
+            max_inference_bytes, max_inference_s, max_input_bytes, max_weight_bytes:
+            the :class:`~nnlat.limits.Limits` on untrusted models (:meth:`limits`).
 
     Example:
         >>> Settings(broker_url="redis://127.0.0.1:6379/0").broker_url
@@ -52,3 +63,25 @@ class Settings(BaseSettings):
     predictor: str | None = None
     job_retries: int = Field(default=3, ge=0)
     retry_backoff_s: float = Field(default=2.0, gt=0)
+    stale_after_s: float = Field(default=1800.0, gt=0)
+    sweep_interval_s: float = Field(default=60.0, ge=0)
+    upload_memory_bytes: int = Field(default=2 << 30, gt=0)
+    upload_time_s: float = Field(default=120.0, gt=0)
+    max_nodes: int = Field(default=DEFAULT_LIMITS.max_nodes, gt=0)
+    max_graph_depth: int = Field(default=DEFAULT_LIMITS.max_graph_depth, gt=0)
+    max_subgraphs: int = Field(default=DEFAULT_LIMITS.max_subgraphs, gt=0)
+    max_tensor_elements: int = Field(default=DEFAULT_LIMITS.max_tensor_elements, gt=0)
+    max_value_elements: int = Field(default=DEFAULT_LIMITS.max_value_elements, gt=0)
+    max_inference_bytes: int = Field(default=DEFAULT_LIMITS.max_inference_bytes, gt=0)
+    max_inference_s: float = Field(default=DEFAULT_LIMITS.max_inference_s, gt=0)
+    max_input_bytes: int = Field(default=DEFAULT_LIMITS.max_input_bytes, gt=0)
+    max_weight_bytes: int = Field(default=DEFAULT_LIMITS.max_weight_bytes, gt=0)
+
+    def limits(self) -> Limits:
+        """The resource limits on untrusted models these settings describe.
+
+        Example:
+            >>> Settings(max_nodes=500).limits().max_nodes
+            500
+        """
+        return Limits(**{name: getattr(self, name) for name in Limits.__dataclass_fields__})

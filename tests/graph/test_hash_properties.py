@@ -29,6 +29,7 @@ class Layer:
     inputs: tuple[int, ...]
     kernel: int = 3
     channels: int = 4
+    in_channels: int = 4
 
 
 @st.composite
@@ -66,7 +67,7 @@ def build(
         attrs = {}
         if layer.op == "Conv":
             w = f"{names}w{i}"
-            shape = (layer.channels, 4, layer.kernel, layer.kernel)
+            shape = (layer.channels, layer.in_channels, layer.kernel, layer.kernel)
             inits.append(numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), w))
             ins.append(w)
             attrs = {"kernel_shape": [layer.kernel] * 2, "pads": [layer.kernel // 2] * 4}
@@ -139,9 +140,15 @@ def test_hash_changes_with_an_attribute(layers: list[Layer], data: st.DataObject
 @SETTINGS
 @given(random_graphs())
 def test_hash_changes_with_a_shape(layers: list[Layer]) -> None:
-    # Appending a conv that reads the last layer; only its channel count differs.
-    narrow = [*layers, Layer("Conv", (len(layers),), channels=4)]
-    wide = [*layers, Layer("Conv", (len(layers),), channels=8)]
+    # Appending two convs after the last layer; only the channel count between them
+    # differs (the second brings it back to 4, so the final Sum stays valid).
+    last = len(layers)
+    narrow = [*layers, Layer("Conv", (last,), channels=4), Layer("Conv", (last + 1,))]
+    wide = [
+        *layers,
+        Layer("Conv", (last,), channels=8),
+        Layer("Conv", (last + 1,), in_channels=8),
+    ]
     assert key(build(narrow)) != key(build(wide))
 
 

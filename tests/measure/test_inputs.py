@@ -10,9 +10,9 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from nnlat.errors import NnlatError
+from nnlat.errors import LimitExceededError, NnlatError
 from nnlat.graph import load
-from nnlat.graph.passes.tensors import has_data
+from nnlat.graph.tensors import has_data
 from nnlat.measure.inputs import (
     MAX_INT_INPUT,
     InputDataError,
@@ -86,18 +86,27 @@ def test_bert_runs_with_random_token_ids() -> None:
 
 
 def test_bool_and_float_inputs() -> None:
-    node = helper.make_node("Where", ["cond", "a", "b"], ["y"])
+    # One op per input: an op mixing float16 and float64 is not a valid model.
+    nodes = [
+        helper.make_node("Not", ["cond"], ["c"]),
+        helper.make_node("Neg", ["a"], ["na"]),
+        helper.make_node("Neg", ["b"], ["nb"]),
+    ]
     graph = load(
         helper.make_model(
             helper.make_graph(
-                [node],
-                "where",
+                nodes,
+                "three_dtypes",
                 [
                     helper.make_tensor_value_info("cond", TensorProto.BOOL, [2, 8]),
                     helper.make_tensor_value_info("a", TensorProto.FLOAT16, [2, 8]),
                     helper.make_tensor_value_info("b", TensorProto.DOUBLE, [2, 8]),
                 ],
-                [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                [
+                    helper.make_tensor_value_info("c", TensorProto.BOOL, None),
+                    helper.make_tensor_value_info("na", TensorProto.FLOAT16, None),
+                    helper.make_tensor_value_info("nb", TensorProto.DOUBLE, None),
+                ],
             ),
             opset_imports=[helper.make_opsetid("", 17)],
         )
@@ -181,3 +190,28 @@ def test_materialized_real_world_models_run_with_finite_outputs(builder) -> None
     graph = load(builder(), input_shapes=EXAMPLE_INPUT_SHAPES.get(builder.__name__))
     outputs = _run(materialize_weights(graph.onnx_bytes, seed=0), random_inputs(graph))
     assert all(np.isfinite(o).all() for o in outputs if o.dtype.kind == "f")
+
+
+def test_scalar_bool_input_is_an_array() -> None:
+    # A 0-D draw is a NumPy scalar, which onnxruntime refuses ("numpy.bool").
+    node = helper.make_node("Not", ["flag"], ["y"])
+    graph = load(
+        helper.make_model(
+            helper.make_graph(
+                [node],
+                "flag",
+                [helper.make_tensor_value_info("flag", TensorProto.BOOL, [])],
+                [helper.make_tensor_value_info("y", TensorProto.BOOL, [])],
+            ),
+            opset_imports=[helper.make_opsetid("", 17)],
+        )
+    )
+    assert isinstance(random_inputs(graph)["flag"], np.ndarray)
+
+
+def test_inputs_too_large_to_allocate_are_refused_with_the_limit() -> None:
+    graph = load(tiny_model(), batch_size=1 << 20)
+    with pytest.raises(LimitExceededError, match=r"max_input_bytes=1000 \(raise it with"):
+        random_inputs(graph, max_bytes=1000)
+    with pytest.raises(LimitExceededError, match="max_weight_bytes=10"):
+        materialize_weights(graph.onnx_bytes, max_bytes=10)

@@ -155,8 +155,11 @@ def parse_input_shapes(values: list[str] | None) -> dict[str, tuple[int, ...]]:
 
 
 def _with_notes(exc: BaseException) -> str:
-    """The error's message and its notes (e.g. which of many models failed), on one line."""
-    return "; ".join([str(exc), *getattr(exc, "__notes__", [])])
+    """The error's message and its notes (e.g. which of many models failed), on one line.
+
+    A library's error quoted in ours may hold newlines: they become spaces.
+    """
+    return " ".join("; ".join([str(exc), *getattr(exc, "__notes__", [])]).split())
 
 
 def _one_line() -> bool:

@@ -15,6 +15,7 @@ from nnlat.graph.normalize import NormalizeOptions, normalize
 from nnlat.graph.onnx_io import DEFAULT_MAX_MODEL_BYTES, model_to_ir, read_model
 from nnlat.graph.passes.infer_shapes import infer_shapes
 from nnlat.graph.tflite_io import is_tflite, read_tflite, tflite_to_onnx
+from nnlat.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
     import torch
@@ -30,6 +31,7 @@ def load(
     batch_size: int | None = None,
     example_shapes: Sequence[Sequence[int]] | None = None,
     max_model_bytes: int = DEFAULT_MAX_MODEL_BYTES,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Graph:
     """Load a model as a normalised, weight-free :class:`Graph`.
 
@@ -42,12 +44,15 @@ def load(
         batch_size: sets dimension 0 of every input without an override.
         example_shapes: the module's input shapes, for a ``torch.nn.Module`` source.
         max_model_bytes: refuse files or bytes larger than this.
+        limits: what the model may cost (elements, nodes, nesting, inference memory).
 
     Returns:
         The graph with inferred shapes, folded constants and canonical attributes.
 
     Raises:
         ModelLoadError: the source is not a loadable model.
+        InvalidModelError: an ONNX source is not a valid model (checker, cycle, dtype, ...).
+        LimitExceededError: the model is over ``limits``.
         InvalidInputShapeError: an override or the batch size does not fit the model.
         ExportError: a torch module could not be exported.
 
@@ -60,11 +65,14 @@ def load(
     options = NormalizeOptions(
         batch_size=batch_size,
         input_shapes={k: tuple(int(d) for d in v) for k, v in (input_shapes or {}).items()},
+        limits=limits,
     )
     tflite = _tflite_source(source, max_model_bytes)
     if tflite is not None:
         return _load_tflite(*tflite, options)
-    model = to_model_proto(source, example_shapes=example_shapes, max_model_bytes=max_model_bytes)
+    model = to_model_proto(
+        source, example_shapes=example_shapes, max_model_bytes=max_model_bytes, limits=limits
+    )
     return model_to_ir(normalize(model, options, copy=False))  # the proto is ours
 
 
@@ -163,15 +171,20 @@ def to_model_proto(
     *,
     example_shapes: Sequence[Sequence[int]] | None = None,
     max_model_bytes: int = DEFAULT_MAX_MODEL_BYTES,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> onnx.ModelProto:
     """Turn any supported source into a validated (not yet normalised) ModelProto.
 
-    The result is always a new object the caller may modify.
+    The result is always a new object the caller may modify. ONNX sources (a path,
+    bytes, a ModelProto) are checked by :func:`~nnlat.graph.validate.validate`.
 
     Raises:
         ModelLoadError: the source is not a loadable model or of an unsupported type.
+        InvalidModelError: an ONNX source is not a valid model.
+        LimitExceededError: an ONNX source is over ``limits``.
     """
     from nnlat.graph.onnx_io import check_model, parse_model
+    from nnlat.graph.validate import validate
 
     if isinstance(source, Graph):
         return parse_model(source.onnx_bytes, "the graph's stored bytes")
@@ -179,9 +192,13 @@ def to_model_proto(
         model = onnx.ModelProto()
         model.CopyFrom(source)  # the caller's proto is never modified
         check_model(model, "the given ModelProto")
+        validate(model, limits, "the given ModelProto")
         return model
     if isinstance(source, str | Path | bytes | bytearray):
-        return read_model(source, max_bytes=max_model_bytes)
+        model = read_model(source, max_bytes=max_model_bytes, limits=limits)
+        label = "the given bytes" if isinstance(source, bytes | bytearray) else str(source)
+        validate(model, limits, label)
+        return model
     if _is_torch_module(source):
         from nnlat.graph.torch_export import export_module
 

@@ -22,6 +22,7 @@ from onnx import helper
 from nnlat.errors import ExternalDataError, ModelLoadError, ModelTooLargeError
 from nnlat.graph.ir import AttrValue, Graph, Node, TensorSpec, TensorValue
 from nnlat.graph.wire import WireFormatError, without_weight_data
+from nnlat.limits import DEFAULT_LIMITS, Limits
 
 DEFAULT_MAX_MODEL_BYTES = 2 * 1024**3  # protobuf's own limit for one message
 
@@ -30,12 +31,14 @@ def read_model(
     source: str | Path | bytes,
     *,
     max_bytes: int = DEFAULT_MAX_MODEL_BYTES,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> onnx.ModelProto:
     """Parse an ONNX model from a path or bytes, without loading any weights.
 
     Args:
         source: a path to a ``.onnx`` file, or the serialised model.
         max_bytes: refuse models larger than this.
+        limits: node count and sub-graph nesting, checked before anything else.
 
     Returns:
         The parsed model with external-data references checked and removed.
@@ -44,6 +47,7 @@ def read_model(
         ModelLoadError: missing file, not ONNX, truncated, or an empty graph.
         ModelTooLargeError: the model is over ``max_bytes``.
         ExternalDataError: an external-data reference is unsafe or missing.
+        LimitExceededError: too many nodes or too deep a nesting of sub-graphs.
 
     Example:
         >>> from nnlat.testing import tiny_model
@@ -52,7 +56,7 @@ def read_model(
     """
     if isinstance(source, bytes | bytearray):
         _check_size(len(source), max_bytes, "the given bytes")
-        model = parse_model(source, "the given bytes")
+        model = parse_model(source, "the given bytes", limits)
         _check_and_drop_external_data(model, None, "the given bytes")
         return model
     path = Path(source)
@@ -61,7 +65,7 @@ def read_model(
     size = path.stat().st_size
     _check_size(size, max_bytes, str(path))
     if size == 0:
-        model = parse_model(b"", str(path))  # raises: mmap cannot map an empty file
+        model = parse_model(b"", str(path), limits)  # raises: mmap cannot map an empty file
     else:
         # Parsed straight from the page cache: reading a file with its weights into a
         # bytes object first costs as much again as parsing it (~50 ms per 100 MB here).
@@ -70,7 +74,7 @@ def read_model(
             mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mapped,
             memoryview(mapped) as view,
         ):
-            model = parse_model(view, str(path))
+            model = parse_model(view, str(path), limits)
     _check_and_drop_external_data(model, path.parent.resolve(), str(path))
     return model
 
@@ -83,7 +87,11 @@ def _check_size(size: int, max_bytes: int, label: str) -> None:
         )
 
 
-def parse_model(data: bytes | bytearray | memoryview, label: str = "the model") -> onnx.ModelProto:
+def parse_model(
+    data: bytes | bytearray | memoryview,
+    label: str = "the model",
+    limits: Limits = DEFAULT_LIMITS,
+) -> onnx.ModelProto:
     """Parse serialised ONNX bytes and check that they describe a usable graph.
 
     Initializers come without the values of weights (more than ``KEEP_VALUE_NUMEL``
@@ -92,6 +100,7 @@ def parse_model(data: bytes | bytearray | memoryview, label: str = "the model") 
 
     Raises:
         ModelLoadError: not a protobuf ModelProto, truncated, or no nodes.
+        LimitExceededError: too many nodes or too deep a nesting of sub-graphs.
     """
     model = onnx.ModelProto()
     try:
@@ -100,6 +109,8 @@ def parse_model(data: bytes | bytearray | memoryview, label: str = "the model") 
         raise ModelLoadError(
             f"{label} is not an ONNX model or is truncated/corrupt ({exc})"
         ) from None
+    if model.HasField("graph"):
+        check_size(model.graph, limits, label)
     check_model(model, label)
     return model
 
@@ -152,18 +163,51 @@ def _attribute_graphs(attr: onnx.AttributeProto) -> list[onnx.GraphProto]:
 
 
 def iter_graphs(graph: onnx.GraphProto) -> Iterator[onnx.GraphProto]:
-    """``graph`` and, recursively, every sub-graph held in node attributes."""
-    yield graph
-    # _attribute_graphs inlined: every pass walks every attribute of every node this
-    # way, and the call per attribute was a quarter of this walk's time.
-    for node in graph.node:
-        for attr in node.attribute:
-            kind = attr.type
-            if kind == onnx.AttributeProto.GRAPH:
-                yield from iter_graphs(attr.g)
-            elif kind == onnx.AttributeProto.GRAPHS:
-                for sub in attr.graphs:
-                    yield from iter_graphs(sub)
+    """``graph`` and, recursively, every sub-graph held in node attributes (pre-order).
+
+    Walked with an explicit stack: nested generators cost a call per level per graph,
+    which a hostile nesting turns into minutes.
+    """
+    stack = [graph]
+    while stack:
+        current = stack.pop()
+        yield current
+        # _attribute_graphs inlined: every pass walks every attribute of every node this
+        # way, and the call per attribute was a quarter of this walk's time.
+        found: list[onnx.GraphProto] = []
+        for node in current.node:
+            for attr in node.attribute:
+                kind = attr.type
+                if kind == onnx.AttributeProto.GRAPH:
+                    found.append(attr.g)
+                elif kind == onnx.AttributeProto.GRAPHS:
+                    found.extend(attr.graphs)
+        stack.extend(reversed(found))
+
+
+def check_size(graph: onnx.GraphProto, limits: Limits, label: str = "the model") -> None:
+    """Refuse a graph over ``limits.max_nodes`` (sub-graphs included), with more than
+    ``limits.max_subgraphs`` sub-graphs or nesting them deeper than
+    ``limits.max_graph_depth``; checked first, as every later step walks every sub-graph.
+
+    Raises:
+        LimitExceededError: over one of these limits.
+    """
+    nodes = graphs = 0
+    stack = [(graph, 0)]
+    while stack:
+        current, depth = stack.pop()
+        limits.check("max_graph_depth", depth, f"{label} nests sub-graphs {depth} deep")
+        limits.check("max_subgraphs", graphs, f"{label} has more than {graphs - 1:,} sub-graphs")
+        graphs += 1
+        nodes += len(current.node)
+        limits.check("max_nodes", nodes, f"{label} has more than {nodes - 1:,} nodes")
+        for node in current.node:
+            for attr in node.attribute:
+                if attr.type == onnx.AttributeProto.GRAPH:
+                    stack.append((attr.g, depth + 1))
+                elif attr.type == onnx.AttributeProto.GRAPHS:
+                    stack.extend((g, depth + 1) for g in attr.graphs)
 
 
 def _check_and_drop_external_data(
@@ -175,20 +219,29 @@ def _check_and_drop_external_data(
                 continue
             entries = {e.key: e.value for e in tensor.external_data}
             location = entries.get("location", "")
+            shown = repr(location if len(location) <= 120 else location[:120] + "...")
             if base_dir is None:
                 raise ExternalDataError(
                     f"{label}: weight {tensor.name!r} is stored in external file "
-                    f"{location!r}; pass the model as a file path so it can be checked"
+                    f"{shown}; pass the model as a file path so it can be checked"
                 )
-            target = (base_dir / location).resolve()
-            if Path(location).is_absolute() or not target.is_relative_to(base_dir):
+            try:
+                target = (base_dir / location).resolve()
+                outside = Path(location).is_absolute() or not target.is_relative_to(base_dir)
+                missing = outside or not target.is_file()
+            except (OSError, ValueError):  # a NUL byte, a name too long for the system
                 raise ExternalDataError(
-                    f"{label}: weight {tensor.name!r} points to {location!r}, outside the "
+                    f"{label}: weight {tensor.name!r} points to {shown}, which is not a "
+                    "usable file name"
+                ) from None
+            if outside:
+                raise ExternalDataError(
+                    f"{label}: weight {tensor.name!r} points to {shown}, outside the "
                     "model's folder; refusing to follow it"
                 )
-            if not target.is_file():
+            if missing:
                 raise ExternalDataError(
-                    f"{label}: weight {tensor.name!r} points to missing file {location!r}"
+                    f"{label}: weight {tensor.name!r} points to missing file {shown}"
                 )
             # Weights are never needed: keep the reference checked, drop it.
             del tensor.external_data[:]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from nnlat.graph.passes.tensors import KEEP_VALUE_NUMEL
+from nnlat.graph.tensors import KEEP_VALUE_NUMEL
 
 # Field numbers (onnx.proto): ModelProto.graph, GraphProto.initializer, and the
 # TensorProto fields that hold values: float, int32, int64, raw, double, uint64 data.

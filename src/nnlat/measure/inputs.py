@@ -30,7 +30,8 @@ from onnx import helper, numpy_helper
 from nnlat.errors import NnlatError
 from nnlat.graph.ir import Graph, TensorSpec
 from nnlat.graph.onnx_io import iter_graphs
-from nnlat.graph.passes.tensors import has_data
+from nnlat.graph.tensors import has_data
+from nnlat.limits import DEFAULT_LIMITS, exceeded
 
 MAX_INT_INPUT = 100  # upper bound (exclusive) of random integer inputs
 # Ops an integer input may pass through unchanged in value on its way to an index.
@@ -101,18 +102,35 @@ def integer_input_bound(graph: Graph, name: str) -> int:
     return max(bound, 1)
 
 
-def random_inputs(graph: Graph, seed: int = 0) -> dict[str, np.ndarray]:
+def _check_bytes(sizes: list[tuple[str, int]], limit: str, max_bytes: int, what: str) -> None:
+    """Refuse to allocate ``sizes`` (name, bytes) if together they exceed ``max_bytes``."""
+    total = sum(size for _, size in sizes)
+    if total > max_bytes:
+        name, largest = max(sizes, key=lambda item: item[1])
+        raise exceeded(
+            limit,
+            max_bytes,
+            f"the {what} of this model need {total:,} bytes ({name!r}: {largest:,})",
+        )
+
+
+def random_inputs(
+    graph: Graph, seed: int = 0, *, max_bytes: int = DEFAULT_LIMITS.max_input_bytes
+) -> dict[str, np.ndarray]:
     """Seeded random arrays for every graph input, of the right dtype and shape.
 
     Args:
         graph: a graph whose inputs have static shapes (as :func:`nnlat.graph.load` makes).
         seed: the random seed.
+        max_bytes: refuse inputs larger than this in all (``Limits.max_input_bytes``).
 
     Returns:
-        Input name → array, in graph-input order.
+        Input name → array (never a NumPy scalar, even for 0-D inputs), in graph-input
+        order.
 
     Raises:
         InputDataError: an input has no static shape or an unsupported dtype (string).
+        LimitExceededError: the inputs would take more than ``max_bytes``.
 
     Example:
         >>> from nnlat.graph import load
@@ -121,24 +139,32 @@ def random_inputs(graph: Graph, seed: int = 0) -> dict[str, np.ndarray]:
         >>> x.shape, x.dtype
         ((1, 3, 32, 32), dtype('float32'))
     """
+    shapes = {spec.name: _static_shape(spec) for spec in graph.inputs}
+    # Generation goes through float32 or float64 arrays: 8 bytes an element at most.
+    _check_bytes(
+        [(name, math.prod(shape) * 8) for name, shape in shapes.items()],
+        "max_input_bytes",
+        max_bytes,
+        "inputs",
+    )
     rng = np.random.default_rng(seed)
     arrays: dict[str, np.ndarray] = {}
     for spec in graph.inputs:
-        shape = _static_shape(spec)
+        shape = shapes[spec.name]
         if spec.dtype == "bool":
-            arrays[spec.name] = rng.random(shape) < 0.5
+            values = rng.random(shape) < 0.5
         elif spec.dtype.startswith(("int", "uint")):
             bound = integer_input_bound(graph, spec.name)
-            arrays[spec.name] = rng.integers(0, bound, size=shape).astype(spec.dtype)
+            values = rng.integers(0, bound, size=shape).astype(spec.dtype)
         elif spec.dtype.startswith(("float", "bfloat")):
-            arrays[spec.name] = rng.standard_normal(shape, dtype=np.float32).astype(
-                _numpy_dtype(spec.dtype)
-            )
+            values = rng.standard_normal(shape, dtype=np.float32).astype(_numpy_dtype(spec.dtype))
         else:
             raise InputDataError(
                 f"input {spec.name!r} has dtype {spec.dtype}, for which nnlat cannot make "
                 "random data; supply the inputs as an .npz file"
             )
+        # A 0-D draw is a NumPy scalar (numpy.bool, ...), which runtimes refuse as input.
+        arrays[spec.name] = np.asarray(values)
     return arrays
 
 
@@ -255,11 +281,13 @@ def _weight_values(
     if "zero" in kinds:
         return np.zeros(dims, dtype)
     if dtype == np.bool_:
-        return rng.random(dims) < 0.5
+        return np.asarray(rng.random(dims) < 0.5)
     if dtype.kind in "iu":
         if "quantized" in kinds:
             info = np.iinfo(dtype)
-            return rng.integers(max(info.min, -127), min(info.max, 127), size=dims, dtype=dtype)
+            return np.asarray(
+                rng.integers(max(info.min, -127), min(info.max, 127), size=dims, dtype=dtype)
+            )
         bound = 2  # masks, flags and the like: 0/1 is valid for them and as an index
         for node, slot in uses:
             if _SLOT_KINDS.get((node.op_type, slot)) != "index":
@@ -268,7 +296,7 @@ def _weight_values(
             table = shapes.get(node.input[0])
             if table and -len(table) <= axis < len(table) and table[axis] > 0:
                 bound = min(max(bound, table[axis]), MAX_INT_INPUT)
-        return rng.integers(0, bound, size=dims).astype(dtype)
+        return np.asarray(rng.integers(0, bound, size=dims).astype(dtype))
     if "scale" in kinds:
         values = rng.uniform(0.005, 0.02, size=dims)
     elif len(dims) >= 2:
@@ -283,18 +311,24 @@ def _weight_values(
         values = rng.standard_normal(dims) / math.sqrt(max(fan_in, 1))
     else:
         values = rng.uniform(0.5, 1.0, size=dims)
-    return values.astype(dtype)
+    return np.asarray(values.astype(dtype))
 
 
-def materialize_weights(onnx_bytes: bytes, seed: int = 0) -> onnx.ModelProto:
+def materialize_weights(
+    onnx_bytes: bytes, seed: int = 0, *, max_bytes: int = DEFAULT_LIMITS.max_weight_bytes
+) -> onnx.ModelProto:
     """Fill every data-less initializer (and ``Constant``) of a weight-free model.
 
     Args:
         onnx_bytes: a weight-free ONNX model, e.g. :attr:`Graph.onnx_bytes`.
         seed: the random seed; the same seed gives the same weights.
+        max_bytes: refuse weights larger than this in all (``Limits.max_weight_bytes``).
 
     Returns:
         A runnable ModelProto; tensors that kept their values are untouched.
+
+    Raises:
+        LimitExceededError: the weights would take more than ``max_bytes``.
 
     Example:
         >>> from nnlat.graph import load
@@ -304,6 +338,18 @@ def materialize_weights(onnx_bytes: bytes, seed: int = 0) -> onnx.ModelProto:
         (8, 3, 3, 3)
     """
     model = onnx.load_from_string(onnx_bytes)
+    # Drawn as float64 before the cast: 8 bytes an element at most.
+    sizes = [
+        (tensor.name, math.prod(tensor.dims) * 8)
+        for graph in iter_graphs(model.graph)
+        for tensor in [
+            *graph.initializer,
+            *(a.t for n in graph.node if n.op_type == "Constant" for a in n.attribute),
+        ]
+        if not has_data(tensor)
+    ]
+    if sizes:
+        _check_bytes(sizes, "max_weight_bytes", max_bytes, "weights")
     rng = np.random.default_rng(seed)
     for graph in iter_graphs(model.graph):
         uses: dict[str, list[tuple[onnx.NodeProto, int]]] = {}

@@ -25,6 +25,7 @@ from nnlat.measure.backends.registry import BackendFactory
 from nnlat.measure.runner import measure, resolve_platform
 from nnlat.measure.types import Measurement, MeasureSpec
 from nnlat.platform import Platform, parse_platform_name
+from nnlat.querying.storable import check_storable
 from nnlat.registry import Registry
 from nnlat.store import Store
 from nnlat.zoo.family import ZooModel
@@ -183,6 +184,7 @@ class QueryEngine:
                 # nothing is cached.
                 return QueryResult(cached=False, measurement=measurement)
             zoo = model if isinstance(model, ZooModel) else None
+            check_storable(graph)
             self.store.upsert_model(
                 graph,
                 family=family or (zoo.family if zoo else None),

@@ -15,6 +15,8 @@ PLATFORM = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
 FAMILY = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 INPUT_NAME_MAX = 256
 MAX_PAGE = 1000
+MAX_OFFSET = 1 << 31
+"""Listings stop here: every database takes it, and no server holds that many rows."""
 
 
 class QueryRequest(BaseModel):

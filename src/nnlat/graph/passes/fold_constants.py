@@ -24,7 +24,7 @@ from onnx import helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 from nnlat.graph.passes.options import NormalizeOptions
-from nnlat.graph.passes.tensors import KEEP_VALUE_NUMEL, has_data
+from nnlat.graph.tensors import KEEP_VALUE_NUMEL, has_data
 
 
 def _known_types(graph: onnx.GraphProto) -> dict[str, onnx.TypeProto]:

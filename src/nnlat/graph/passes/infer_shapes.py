@@ -11,6 +11,15 @@ everything downstream of the gap would otherwise stay shapeless (and uncosted):
   iterations. As onnxruntime's symbolic shape inference does, a carried value is assumed
   to keep its initial shape, except in the dimensions the body is seen to change.
 
+Data propagation is where an untrusted model can ask for unbounded memory: ONNX holds
+each propagated value as a protobuf message, one per element, so a ``Range(0, 2**40, 1)``
+or any 1-D integer tensor of 2**40 elements feeding an ``Add`` allocates terabytes. Every
+inference therefore runs first without data propagation (cheap, allocation-free), which
+bounds every known tensor size by ``Limits.max_tensor_elements``; where a 0-D/1-D tensor
+of unknown or large size is read by a node, data propagation could still grow without
+bound, and then runs in a forked child capped at ``Limits.max_inference_bytes`` and
+``Limits.max_inference_s`` (:func:`nnlat.forked.call_capped`).
+
 onnxruntime's ``SymbolicShapeInference`` is not used as a fallback: it has no rule for
 ``DynamicQuantizeLSTM`` either, and using it only where onnxruntime happens to be
 installed would make inferred shapes, and so graph hashes, depend on the environment.
@@ -18,14 +27,18 @@ installed would make inferred shapes, and so graph hashes, depend on the environ
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import onnx
 from onnx import defs, helper, shape_inference
 
 from nnlat.errors import InvalidInputShapeError
+from nnlat.forked import CapExceededError, call_capped
 from nnlat.graph.onnx_io import iter_graphs
 from nnlat.graph.passes.options import NormalizeOptions
+from nnlat.graph.tensors import has_data
+from nnlat.limits import Limits
 
 SHAPE_STAND_INS: dict[tuple[str, str], tuple[str, int, int]] = {
     # (domain, op type) → (default-domain op with the same output shapes, leading inputs
@@ -41,6 +54,16 @@ SHAPE_STAND_INS: dict[tuple[str, str], tuple[str, int, int]] = {
 }
 
 
+# Ops whose data propagation copies or combines the values of their inputs (ONNX holds
+# each value as one protobuf dimension): a huge 1-D input to one of them is the bomb.
+# Shape and Size only read their input's shape, which is bounded by its rank.
+_PROPAGATING = frozenset(
+    schema.name
+    for schema in defs.get_all_schemas_with_history()
+    if schema.has_data_propagation_function and schema.domain in ("", "ai.onnx")
+) - {"Shape", "Size"}
+
+
 def infer_shapes(model: onnx.ModelProto, options: NormalizeOptions) -> None:
     """Infer every tensor's type and shape in place.
 
@@ -49,8 +72,11 @@ def infer_shapes(model: onnx.ModelProto, options: NormalizeOptions) -> None:
 
     Raises:
         InvalidInputShapeError: the input shapes contradict the model.
+        LimitExceededError: a tensor is over ``options.limits``, or inference needs more
+            memory or time than they allow.
     """
-    _run_inference(model)
+    limits = options.limits
+    _run_inference(model, limits)
     if next(_loops(model.graph, {}), None) is None:
         return  # no Loop: nothing below would change (and each walk costs ~0.3 ms)
     # Loop bodies: seed carried values with their initial shapes, then unpin the
@@ -59,28 +85,135 @@ def infer_shapes(model: onnx.ModelProto, options: NormalizeOptions) -> None:
     # derived from the previous seeding are forgotten first.
     if _seed_loop_states(model, relax=False):
         forget_inferred_shapes(model)
-        _run_inference(model)
+        _run_inference(model, limits)
     if _seed_loop_states(model, relax=True):
         forget_inferred_shapes(model)
-        _run_inference(model)
+        _run_inference(model, limits)
     if _type_loop_outputs(model):
-        _run_inference(model)
+        _run_inference(model, limits)
 
 
-def _run_inference(model: onnx.ModelProto) -> None:
+def _run_inference(model: onnx.ModelProto, limits: Limits) -> None:
     swapped = _swap_in_stand_ins(model)
     try:
-        inferred = shape_inference.infer_shapes(
-            model, check_type=False, strict_mode=False, data_prop=True
+        plain = shape_inference.infer_shapes(
+            model, check_type=False, strict_mode=False, data_prop=False
         )
+        if _bounded(plain, limits):
+            inferred = shape_inference.infer_shapes(
+                model, check_type=False, strict_mode=False, data_prop=True
+            )
+        else:
+            inferred = _infer_capped(model, limits)
     except (shape_inference.InferenceError, RuntimeError) as exc:
         raise InvalidInputShapeError(
-            f"shape inference failed; the input shapes do not fit this model: {exc}"
+            f"shape inference failed; the input shapes do not fit this model: {_first_line(exc)}"
         ) from None
     finally:
         _restore(model, swapped)
     _restore(inferred, swapped)
     model.CopyFrom(inferred)
+
+
+def _first_line(exc: BaseException) -> str:
+    """ONNX's inference errors run over several lines; the first says what failed."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__
+
+
+def _infer_capped(model: onnx.ModelProto, limits: Limits) -> onnx.ModelProto:
+    """Inference with data propagation in a child process capped by ``limits``."""
+
+    def infer() -> bytes:
+        inferred = shape_inference.infer_shapes(
+            model, check_type=False, strict_mode=False, data_prop=True
+        )
+        return inferred.SerializeToString()
+
+    try:
+        data = call_capped(
+            infer, max_bytes=limits.max_inference_bytes, max_seconds=limits.max_inference_s
+        )
+    except CapExceededError as exc:
+        if exc.cap == "memory":
+            raise limits.error(
+                "max_inference_bytes", "shape inference of this model needs more memory"
+            ) from None
+        raise limits.error(
+            "max_inference_s", "shape inference of this model takes longer"
+        ) from None
+    inferred = onnx.ModelProto()
+    inferred.ParseFromString(data)
+    return inferred
+
+
+def _bounded(model: onnx.ModelProto, limits: Limits) -> bool:
+    """Check the shapes inferred without data propagation against ``limits``.
+
+    Returns:
+        True when data propagation is bounded too: no node that propagates values
+        reads a 0-D/1-D tensor of unknown size (or rank).
+
+    Raises:
+        LimitExceededError: a tensor has more than ``limits.max_tensor_elements``, or
+            a node that propagates values reads a 0-D/1-D tensor of more than
+            ``limits.max_value_elements`` (ONNX would hold each as a message).
+    """
+    bounded = True
+
+    def walk(graph: onnx.GraphProto, outer: dict[str, int | None]) -> None:
+        nonlocal bounded
+        sizes = dict(outer)  # tensor → elements if it is 0-D/1-D (None: unknown), else -1
+        for value in (*graph.input, *graph.value_info, *graph.output):
+            sizes[value.name] = _size(value.name, value.type, limits)
+        for tensor in graph.initializer:
+            elements = math.prod(tensor.dims)
+            limits.check(
+                "max_tensor_elements",
+                elements,
+                f"weight {tensor.name!r} of shape {list(tensor.dims)} has {elements:,} elements",
+            )
+            # Only values held in the file propagate (weights have none by now).
+            sizes[tensor.name] = elements if len(tensor.dims) <= 1 and has_data(tensor) else -1
+        for node in graph.node:
+            if node.op_type in _PROPAGATING and node.domain in ("", "ai.onnx"):
+                for name in node.input:
+                    size = sizes.get(name) if name else -1
+                    if size is None:
+                        bounded = False
+                    elif size > limits.max_value_elements:
+                        raise limits.error(
+                            "max_value_elements",
+                            f"node {node.name or node.op_type!r} would propagate the "
+                            f"{size:,} values of tensor {name!r}",
+                        )
+            for attr in node.attribute:
+                subs = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else list(attr.graphs)
+                for sub in subs:
+                    walk(sub, sizes)
+
+    walk(model.graph, {})
+    return bounded
+
+
+def _size(name: str, type_proto: onnx.TypeProto, limits: Limits) -> int | None:
+    """Elements of a 0-D/1-D tensor (None: unknown), -1 for any other known rank."""
+    if not type_proto.HasField("tensor_type"):
+        return -1  # a sequence or map: no data propagation through it
+    tensor_type = type_proto.tensor_type
+    if not tensor_type.HasField("shape"):
+        return None
+    dims = tensor_type.shape.dim
+    if all(d.HasField("dim_value") for d in dims):
+        elements = math.prod(d.dim_value for d in dims)
+        limits.check(
+            "max_tensor_elements",
+            elements,
+            f"tensor {name!r} of shape {[d.dim_value for d in dims]} has {elements:,} elements",
+        )
+    else:
+        elements = None
+    return elements if len(dims) <= 1 else -1
 
 
 def _swap_in_stand_ins(model: onnx.ModelProto) -> list[tuple[int, int, onnx.NodeProto]]:

@@ -24,7 +24,7 @@ from nnlat.graph.passes.options import (
     DEFAULT_IMAGE_SIDE,
     NormalizeOptions,
 )
-from nnlat.graph.passes.tensors import has_data
+from nnlat.graph.tensors import has_data
 
 
 def _default_dim(axis: int, rank: int) -> int:

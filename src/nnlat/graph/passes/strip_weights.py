@@ -16,7 +16,7 @@ import onnx
 
 from nnlat.graph.onnx_io import iter_graphs
 from nnlat.graph.passes.options import NormalizeOptions
-from nnlat.graph.passes.tensors import KEEP_VALUE_NUMEL, drop_data, numel
+from nnlat.graph.tensors import KEEP_VALUE_NUMEL, drop_data, numel
 
 
 def strip_weights(model: onnx.ModelProto, options: NormalizeOptions) -> None:

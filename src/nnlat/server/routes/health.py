@@ -33,7 +33,10 @@ def health(service: ServiceDep) -> Health:
 
 
 @router.get("/stats")
-def stats(service: ServiceDep, _: CallerDep) -> dict[str, Any]:
-    """Row counts, cache hits and misses (what `nnlat db stats` prints)."""
+def stats(service: ServiceDep, who: CallerDep) -> dict[str, Any]:
+    """Row counts, cache hits and misses (what `nnlat db stats` prints).
+
+    The database URL (driver, user, host, name) is shown to token holders only.
+    """
     service.flush_lookups()  # this process's counts; other server processes' lag <= 1 s
-    return service.store.stats().model_dump()
+    return service.store.stats().model_dump(exclude=None if who.can_write else {"url"})

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 
 from nnlat.server.deps import CallerDep, ServiceDep
-from nnlat.server.schemas import FAMILY, GRAPH_HASH, MAX_PAGE, PLATFORM, Page
+from nnlat.server.schemas import FAMILY, GRAPH_HASH, MAX_OFFSET, MAX_PAGE, PLATFORM, Page
 
 router = APIRouter(tags=["measurements"])
 
@@ -21,7 +21,7 @@ def list_measurements(
     graph_hash: Annotated[str | None, Query(pattern=GRAPH_HASH)] = None,
     status: Literal["ok", "failed", "unsupported", "any"] = "ok",
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> Page[dict[str, Any]]:
     """Stored measurements, oldest first, a page at a time."""
     found = service.store.list_measurements(

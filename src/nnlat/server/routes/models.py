@@ -9,7 +9,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from nnlat.errors import ModelTooLargeError
 from nnlat.server.deps import CallerDep, ServiceDep, WriterDep
-from nnlat.server.schemas import FAMILY, GRAPH_HASH, MAX_PAGE, ModelSummary, Page
+from nnlat.server.schemas import FAMILY, GRAPH_HASH, MAX_OFFSET, MAX_PAGE, ModelSummary, Page
 
 router = APIRouter(tags=["models"])
 
@@ -67,7 +67,7 @@ def list_models(
     _: CallerDep,
     family: Annotated[str | None, Query(pattern=FAMILY)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> Page[ModelSummary]:
     """Stored models, oldest first, a page at a time."""
     models = service.store.list_models(family, limit=limit + 1, offset=offset)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, HTTPException, status
 
 from nnlat.server.deps import CallerDep, ServiceDep, SettingsDep
 from nnlat.server.schemas import PredictRequest
@@ -17,6 +17,12 @@ def predict(
     """Predict the latency of a stored model on a platform the predictor knows."""
     from nnlat.predictor.api import predict_many
 
+    stored = service.store.get_model(body.graph_hash)
+    if stored is not None and stored.nodes == 0:
+        raise HTTPException(
+            status.HTTP_400_BAD_REQUEST,
+            "the model has no operators left after constant folding: nothing to predict",
+        )
     graph = service.graph(body.graph_hash, body.batch_size, body.input_shapes)
     [prediction] = predict_many(
         [graph], body.platform, body.batch_size, predictor=settings.predictor

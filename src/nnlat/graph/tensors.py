@@ -1,4 +1,4 @@
-"""Small facts about TensorProto initializers shared by the passes."""
+"""Small facts about TensorProto initializers, shared by the wire reader and the passes."""
 
 from __future__ import annotations
 
