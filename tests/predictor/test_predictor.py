@@ -291,3 +291,20 @@ def test_a_predictor_saved_before_the_readout_was_recorded_loads_with_the_sum(
     np.testing.assert_allclose(
         loaded.predict_raw(raws, TOY_PLATFORM), predictor.predict_raw(raws, TOY_PLATFORM)
     )
+
+
+def test_a_model_with_no_operators_is_refused_with_one_line() -> None:
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    one = numpy_helper.from_array(np.ones((1, 4), np.float32), "one")
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
+    constant = helper.make_model(  # folds to a constant output: no operator is left
+        helper.make_graph([helper.make_node("Add", ["one", "one"], ["y"])], "c", [], [y], [one]),
+        opset_imports=[helper.make_opsetid("", 17)],
+    )
+    from nnlat.graph import load
+
+    assert load(constant.SerializeToString()).nodes == ()
+    with pytest.raises(PredictorError, match="no operators left"):
+        predict(constant.SerializeToString())

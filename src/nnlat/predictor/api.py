@@ -105,6 +105,10 @@ def _load_features(
 ) -> tuple[str, RawFeatures]:
     """Load ``model``; its graph hash and raw features (run in a worker for many models)."""
     graph = _graph(model, batch_size, input_shapes)
+    if not graph.nodes:  # e.g. an identity model: it folds to nothing a network can read
+        raise PredictorError(
+            f"{_label(model)} has no operators left after normalisation: nothing to predict"
+        )
     return graph_key(graph).digest, raw_features(graph)
 
 
