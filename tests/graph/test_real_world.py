@@ -21,7 +21,7 @@ import numpy as np
 import onnx
 import pytest
 
-from nnlat.errors import NnlatWarning
+from nnlat.errors import InvalidInputShapeError, NnlatWarning
 from nnlat.graph import Graph, graph_cost, graph_key, load, summarize
 from nnlat.graph.onnx_io import iter_graphs
 from nnlat.zoo.realworld import EXAMPLE_INPUT_SHAPES, REALWORLD_BUILDERS
@@ -191,9 +191,28 @@ def test_hash_is_16_hex_and_stable_across_loads(name: str) -> None:
     assert first == second
 
 
+# Models whose fixed batch of 1 a node hard-codes (a Reshape to [1, N] before the
+# classifier): another batch size is refused rather than re-batched into a graph that
+# cannot run (issue 27).
+HARD_CODED_BATCH = {
+    "constant_of_shape_weights",
+    "light_bvlc_alexnet",
+    "light_inception_v1",
+    "light_inception_v2",
+    "light_resnet50",
+    "light_shufflenet",
+    "light_vgg19",
+    "light_zfnet512",
+}
+
+
 def test_hash_depends_on_batch_size(name: str) -> None:
     source = _source(name)
     one = graph_key(_load(source, batch_size=1))
+    if name in HARD_CODED_BATCH:
+        with pytest.raises(InvalidInputShapeError, match="hard-coded by Reshape"):
+            _load(source, batch_size=4)
+        return
     four = graph_key(_load(source, batch_size=4))
     assert one != four
 
