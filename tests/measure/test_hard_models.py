@@ -66,3 +66,11 @@ def test_a_fixed_batch_asked_otherwise_is_re_declared(platform: str) -> None:
     assert m.status == "ok", m.error
     assert m.environment["timed"] == "original, inputs re-declared"
     assert m.input_shapes == {"x": (3, 3, 32, 32)}
+
+
+def test_an_opset_9_model_quantizes_for_int8() -> None:
+    # quantize_static writes opset-13 DequantizeLinear: the model is converted first.
+    int8 = get_backend("ort").platform(1, "int8").name
+    m = measure(HARD_MODELS["nhwc_cnn"](), int8, SPEC)
+    assert m.status == "ok", m.error
+    assert m.environment["timed"] == "original"

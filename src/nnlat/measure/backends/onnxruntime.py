@@ -34,6 +34,7 @@ from nnlat.measure.types import MeasureSpec
 from nnlat.platform import Platform
 
 CALIBRATION_SAMPLES = 8
+QDQ_MIN_OPSET = 13  # per-channel DequantizeLinear (its axis attribute) needs opset 13
 
 
 class OrtPrepared:
@@ -167,8 +168,15 @@ def max_ir_version() -> int:
 
 
 def _quantize(proto: Any, graph: Any, seed: int) -> bytes:
+    from onnx import version_converter
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), 13)
+    if opset < QDQ_MIN_OPSET:
+        # quantize_static writes per-channel DequantizeLinear (opset 13) into a model of
+        # any opset; an older model becomes invalid unless converted first.
+        proto = version_converter.convert_version(proto, QDQ_MIN_OPSET)
 
     with tempfile.TemporaryDirectory(prefix="nnlat-int8-") as tmp:
         source = Path(tmp) / "fp32.onnx"
