@@ -91,3 +91,28 @@ def test_bad_file_exits_cleanly_without_traceback(tmp_path: Path) -> None:
 def test_size_limit_from_environment(model_path: Path) -> None:
     result = runner.invoke(app, ["inspect", str(model_path)], env={"NNLAT_MAX_MODEL_BYTES": "10"})
     assert result.exit_code == 2 and "over the limit" in result.stderr
+
+
+def test_an_empty_shape_makes_a_scalar_input(tmp_path: Path) -> None:
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node("Mul", ["x", "sr"], ["y"])],
+        "scalar",
+        [
+            onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 16]),
+            onnx.helper.make_tensor_value_info("sr", onnx.TensorProto.FLOAT, None),
+        ],
+        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)],
+    )
+    path = tmp_path / "scalar.onnx"
+    onnx.save(onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 13)]), path)
+    result = runner.invoke(app, ["inspect", str(path), "--json", "-i", "sr="])
+    assert result.exit_code == 0, result.output
+    shapes = {i["name"]: i["shape"] for i in json.loads(result.stdout)["inputs"]}
+    assert shapes == {"x": [1, 16], "sr": []}
+
+
+@pytest.mark.parametrize("value", ["sr", "=", "sr=1xa"])
+def test_malformed_shapes_are_refused(model_path: Path, value: str) -> None:
+    result = runner.invoke(app, ["inspect", str(model_path), "-i", value])
+    assert result.exit_code == 2
+    assert "NAME=DIMS" in result.output

@@ -14,13 +14,12 @@ from nnlat.errors import LimitExceededError, NnlatError
 from nnlat.graph import load
 from nnlat.graph.tensors import has_data
 from nnlat.measure.inputs import (
-    MAX_INT_INPUT,
     InputDataError,
-    integer_input_bound,
     load_npz,
     materialize_weights,
     random_inputs,
 )
+from nnlat.measure.integer_inputs import MAX_INT_INPUT, integer_range
 from nnlat.testing import tiny_model
 from nnlat.zoo.realworld import (
     EXAMPLE_INPUT_SHAPES,
@@ -59,7 +58,7 @@ def _run(model: onnx.ModelProto, inputs: dict[str, np.ndarray]) -> list[np.ndarr
 @pytest.mark.parametrize("through_cast", [False, True])
 def test_integer_inputs_stay_inside_the_embedding_table(through_cast: bool) -> None:
     graph = load(_embedding_model(vocab=7, seq=300, through_cast=through_cast))
-    assert integer_input_bound(graph, "ids") == 7
+    assert integer_range(graph, "ids").high == 7
     ids = random_inputs(graph, seed=3)["ids"]
     assert ids.dtype == np.int32 and ids.shape == (1, 300)
     assert ids.min() >= 0 and ids.max() < 7
@@ -68,9 +67,24 @@ def test_integer_inputs_stay_inside_the_embedding_table(through_cast: bool) -> N
 
 def test_integer_inputs_are_capped_at_100_and_by_the_shortest_dimension() -> None:
     big_table = load(_embedding_model(vocab=50_000, seq=300, through_cast=False))
-    assert integer_input_bound(big_table, "ids") == MAX_INT_INPUT
+    assert integer_range(big_table, "ids").high == MAX_INT_INPUT
     short = load(_embedding_model(vocab=50_000, seq=12, through_cast=False))
-    assert integer_input_bound(short, "ids") == 12  # a length never exceeds the sequence
+    assert integer_range(short, "ids").high == MAX_INT_INPUT  # the table bounds an index
+    length = load(
+        helper.make_model(
+            helper.make_graph(
+                [helper.make_node("Neg", ["n"], ["y"])],
+                "length",
+                [
+                    helper.make_tensor_value_info("n", TensorProto.INT64, [1]),
+                    helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 12]),
+                ],
+                [helper.make_tensor_value_info("y", TensorProto.INT64, None)],
+            ),
+            opset_imports=[helper.make_opsetid("", 17)],
+        )
+    )
+    assert integer_range(length, "n").high == 12  # a length never exceeds the sequence
 
 
 def test_bert_runs_with_random_token_ids() -> None:

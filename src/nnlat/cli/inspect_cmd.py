@@ -19,7 +19,7 @@ InputShapeOption = Annotated[
     typer.Option(
         "--input-shape",
         "-i",
-        help="Fix an input's shape: NAME=1x3x224x224 (repeatable).",
+        help="Fix an input's shape: NAME=1x3x224x224, NAME= for a scalar (repeatable).",
     ),
 ]
 

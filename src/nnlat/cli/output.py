@@ -134,7 +134,11 @@ def _escape(text: str) -> str:
 
 
 def parse_input_shapes(values: list[str] | None) -> dict[str, tuple[int, ...]]:
-    """Parse ``NAME=1x3x224x224`` options into a dict.
+    """Parse ``NAME=1x3x224x224`` options into a dict; ``NAME=`` (no dims) is a scalar.
+
+    Example:
+        >>> parse_input_shapes(["x=1x3x8x8", "sr="])
+        {'x': (1, 3, 8, 8), 'sr': ()}
 
     Raises:
         typer.BadParameter: a value is not NAME=DIMS with positive integer dims.
@@ -143,12 +147,14 @@ def parse_input_shapes(values: list[str] | None) -> dict[str, tuple[int, ...]]:
     for value in values or []:
         name, sep, dims = value.rpartition("=")
         try:
-            shape = tuple(int(d) for d in dims.lower().split("x"))
+            # Nothing after "=" is a 0-d input (an audio model's sample rate, say).
+            shape = tuple(int(d) for d in dims.lower().split("x")) if dims.strip() else ()
         except ValueError:
-            shape = ()
-        if not sep or not name or not shape:
+            shape = None
+        if not sep or not name or shape is None:
             raise typer.BadParameter(
-                f"{value!r} is not NAME=DIMS (e.g. input=1x3x224x224)", param_hint="--input-shape"
+                f"{value!r} is not NAME=DIMS (e.g. input=1x3x224x224, or sr= for a scalar)",
+                param_hint="--input-shape",
             )
         shapes[name] = shape
     return shapes

@@ -157,8 +157,9 @@ class Graph:
         source_format: the format of the file the graph was loaded from (``"onnx"``,
             ``"tflite"``).
         source_bytes: the original file, weights included, for runtimes that must run
-            exactly that file (LiteRT, Vela); empty for ONNX, whose backends run
-            ``onnx_bytes`` with generated weights.
+            exactly that file (LiteRT, Vela). ``load`` leaves it empty for ONNX; the
+            measurement path (``measure.backends.base.graph_for``) sets it to the ONNX
+            model the user gave, which onnxruntime and OpenVINO then time.
 
     Example:
         >>> from nnlat.testing import tiny_model

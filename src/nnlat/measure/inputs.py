@@ -2,11 +2,9 @@
 
 Latency rarely depends on values, but a few things must hold for a run to be valid:
 
-* **integer inputs** are token ids, positions, lengths or indices. They are drawn from
-  ``[0, bound)`` with ``bound = min(100, every Gather-style table they index (followed
-  through Cast/Reshape/Unsqueeze-like views), the smallest non-batch dimension of any
-  graph input)``, so an embedding never indexes out of range and a length never
-  exceeds a sequence;
+* **integer inputs** are token ids, positions, masks, counts or indices: their values
+  come from how the graph uses them (:mod:`nnlat.measure.integer_inputs`), so an
+  embedding never indexes out of range, a mask is 0/1 and a loop runs a few times;
 * **floats** are standard normal, **bools** fair coin flips;
 * **weights**: the storage form of a graph (:attr:`Graph.onnx_bytes`) keeps the shapes
   of its large initializers but not their values. :func:`materialize_weights` fills them
@@ -32,12 +30,7 @@ from nnlat.graph.ir import Graph, TensorSpec
 from nnlat.graph.onnx_io import iter_graphs
 from nnlat.graph.tensors import has_data
 from nnlat.limits import DEFAULT_LIMITS, exceeded
-
-MAX_INT_INPUT = 100  # upper bound (exclusive) of random integer inputs
-# Ops an integer input may pass through unchanged in value on its way to an index.
-_VIEW_OPS = {"Cast", "Reshape", "Unsqueeze", "Squeeze", "Flatten", "Identity", "Expand"}
-# (op, input slot) that use a tensor as indices into input 0, along attribute "axis".
-_INDEX_SLOTS = {("Gather", 1), ("GatherElements", 1), ("ScatterElements", 1)}
+from nnlat.measure.integer_inputs import INDEX_SLOTS, MAX_INT_INPUT, integer_values
 
 
 class InputDataError(NnlatError):
@@ -60,46 +53,6 @@ def _numpy_dtype(name: str) -> np.dtype:
         import ml_dtypes
 
         return np.dtype(getattr(ml_dtypes, name))
-
-
-def integer_input_bound(graph: Graph, name: str) -> int:
-    """The exclusive upper bound of random values for integer input ``name``.
-
-    See the module docstring for the rule.
-
-    Example:
-        >>> from nnlat.graph import load
-        >>> from nnlat.zoo.realworld import bert_encoder
-        >>> g = load(bert_encoder(), input_shapes={"input_ids": (1, 64), "attention_mask": (1, 64)})
-        >>> integer_input_bound(g, "input_ids")
-        64
-    """
-    bound = MAX_INT_INPUT
-    for spec in graph.inputs:
-        dims = [d for d in (spec.shape or ())[1:] if d is not None and d > 1]
-        if dims:
-            bound = min(bound, *dims)
-    # Follow the input through value-preserving views to whatever indexes a table.
-    frontier, seen = [name], {name}
-    while frontier:
-        tensor = frontier.pop()
-        for index in graph.consumers.get(tensor, ()):
-            node = graph.nodes[index]
-            if node.op_type in _VIEW_OPS and node.inputs[0] == tensor:
-                fresh = [o for o in node.outputs if o and o not in seen]
-                seen.update(fresh)
-                frontier.extend(fresh)
-            for slot, used in enumerate(node.inputs):
-                if used != tensor or (node.op_type, slot) not in _INDEX_SLOTS:
-                    continue
-                table = graph.spec(node.inputs[0])
-                if table is None or not table.shape:
-                    continue
-                axis = int(node.attr("axis", 0))  # type: ignore[arg-type]
-                size = table.shape[axis]
-                if size is not None:
-                    bound = min(bound, size)
-    return max(bound, 1)
 
 
 def _check_bytes(sizes: list[tuple[str, int]], limit: str, max_bytes: int, what: str) -> None:
@@ -154,8 +107,7 @@ def random_inputs(
         if spec.dtype == "bool":
             values = rng.random(shape) < 0.5
         elif spec.dtype.startswith(("int", "uint")):
-            bound = integer_input_bound(graph, spec.name)
-            values = rng.integers(0, bound, size=shape).astype(spec.dtype)
+            values = integer_values(graph, spec.name, shape, spec.dtype, rng)
         elif spec.dtype.startswith(("float", "bfloat")):
             values = rng.standard_normal(shape, dtype=np.float32).astype(_numpy_dtype(spec.dtype))
         else:
@@ -265,7 +217,7 @@ _SLOT_KINDS = {
     ("QuantizeLinear", 1): "scale",
     ("DequantizeLinear", 2): "zero",
     ("QuantizeLinear", 2): "zero",
-    **{key: "index" for key in _INDEX_SLOTS},
+    **{key: "index" for key in INDEX_SLOTS},
 }
 
 

@@ -412,8 +412,10 @@ def measure(
         environment["memory"] = memory.method
         outcome = _prepare_and_time(backend, subject, resolved, spec, arrays, meter)
         peak = memory.stop()
+    status, error, compile_ms, timing, timed_form = outcome
+    if timed_form is not None:  # which model the runtime ran: the user's, or nnlat's form
+        environment["timed"] = timed_form
     common = {**base, "environment": environment, "created_at": datetime.now(UTC)}
-    status, error, compile_ms, timing = outcome
     if timing is None:
         return Measurement(**common, status=status, error=error, compile_ms=compile_ms)
     samples = timing.samples
@@ -489,21 +491,26 @@ def _prepare_and_time(
     spec: MeasureSpec,
     inputs: Mapping[str, np.ndarray],
     meter: EnergyMeter | None = None,
-) -> tuple[str, str | None, float | None, Timing | None]:
-    """(status, error, compile_ms, timing): every runtime exception becomes a status."""
+) -> tuple[str, str | None, float | None, Timing | None, str | None]:
+    """(status, error, compile_ms, timing, timed form): runtime exceptions become a status.
+
+    The timed form is the prepared model's ``timed_form`` (which model an ONNX runtime
+    ran, :mod:`nnlat.measure.backends.timed_model`), None for backends that do not say.
+    """
     start = time.perf_counter()
     try:
         prepared = backend.prepare(subject, platform, spec)
     except BackendUnavailableError as exc:
-        return "unsupported", str(exc), None, None
+        return "unsupported", str(exc), None, None, None
     except Exception as exc:  # any runtime error is a result: "cannot convert this model"
-        return "failed", _error_text("prepare failed", exc), None, None
+        return "failed", _error_text("prepare failed", exc), None, None, None
     compile_ms = (time.perf_counter() - start) * 1e3
+    form = getattr(prepared, "timed_form", None)
     try:
         timing = time_runs(prepared, inputs, spec, meter=meter)
     except Exception as exc:  # out of memory, an unsupported kernel found at run time, ...
-        return "failed", _error_text("run failed", exc), compile_ms, None
+        return "failed", _error_text("run failed", exc), compile_ms, None, form
     finally:
         with contextlib.suppress(Exception):
             prepared.close()
-    return "ok", None, compile_ms, timing
+    return "ok", None, compile_ms, timing, form

@@ -22,11 +22,14 @@ Every backend passes :func:`nnlat.testing.conformance.check_backend`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
+import onnx
 
 from nnlat.errors import NnlatError
 from nnlat.graph.ir import Graph
@@ -162,7 +165,10 @@ def graph_for(model: Any, spec: MeasureSpec) -> Graph:
 
     A :class:`Graph` already of those shapes is returned as is; other graphs are
     re-normalised from their stored bytes; a ZooModel is exported; any other source goes
-    through :func:`nnlat.graph.load`.
+    through :func:`nnlat.graph.load`. An ONNX model the caller gave (a path, bytes or a
+    ModelProto) is kept in :attr:`Graph.source_bytes`, so that the ONNX runtimes time it
+    rather than the normal form (:mod:`nnlat.measure.backends.timed_model`); a zoo
+    model's export is not kept: zoo measurements time the normal form.
 
     Example:
         >>> from nnlat.graph import load
@@ -170,6 +176,8 @@ def graph_for(model: Any, spec: MeasureSpec) -> Graph:
         >>> from nnlat.testing import tiny_model
         >>> graph_for(load(tiny_model()), MeasureSpec(batch_size=2)).inputs[0].shape
         (2, 3, 32, 32)
+        >>> len(graph_for(tiny_model(), MeasureSpec()).source_bytes) > 0
+        True
     """
     from nnlat.graph.load import load
     from nnlat.zoo.family import ZooModel
@@ -178,10 +186,32 @@ def graph_for(model: Any, spec: MeasureSpec) -> Graph:
     if isinstance(model, Graph):
         if _shapes_match(model.inputs, spec.batch_size, overrides):
             return model
-        return load(model, batch_size=spec.batch_size, input_shapes=overrides)
+        graph = load(model, batch_size=spec.batch_size, input_shapes=overrides)
+        return _with_source(graph, model.source_bytes if model.source_format == "onnx" else b"")
     if isinstance(model, ZooModel):
         model = model.to_onnx()
-    return load(model, batch_size=spec.batch_size, input_shapes=overrides)
+        return load(model, batch_size=spec.batch_size, input_shapes=overrides)
+    graph = load(model, batch_size=spec.batch_size, input_shapes=overrides)
+    if graph.source_format != "onnx":
+        return graph
+    return _with_source(graph, _onnx_source_bytes(model))
+
+
+def _onnx_source_bytes(model: Any) -> bytes:
+    """The serialised ONNX model the caller gave, or b"" for other sources."""
+    if isinstance(model, onnx.ModelProto):
+        return model.SerializeToString()
+    if isinstance(model, bytes | bytearray):
+        return bytes(model)
+    if isinstance(model, str | Path):
+        return Path(model).read_bytes()  # load has checked that it exists and its size
+    return b""  # a torch module: its export is nnlat's, like a zoo model's
+
+
+def _with_source(graph: Graph, source: bytes) -> Graph:
+    if graph.source_format != "onnx" or not source:
+        return graph
+    return dataclasses.replace(graph, source_bytes=source)
 
 
 def _shapes_match(inputs: Sequence[Any], batch_size: int, overrides: Mapping[str, Any]) -> bool:

@@ -1,7 +1,8 @@
 """onnxruntime on the CPU: fp32, and int8 by static QDQ quantization.
 
-fp32 runs the graph's storage form with seeded random weights
-(:func:`~nnlat.measure.inputs.materialize_weights`). int8 follows onnxruntime's own
+fp32 runs the user's own ONNX model where nnlat has it, else the graph's storage form
+with seeded random weights (:mod:`nnlat.measure.backends.timed_model` says which, and why;
+the form is in ``environment["timed"]``). int8 follows onnxruntime's own
 recipe: ``quant_pre_process`` (optimisation and shape inference), then
 ``quantize_static`` to QDQ format — uint8 activations, int8 weights, per-channel, MinMax
 calibration over :data:`CALIBRATION_SAMPLES` random input sets — the format its CPU
@@ -29,26 +30,33 @@ from typing import Any
 import numpy as np
 
 from nnlat.measure.backends.base import Availability, RunResult, cpu_platform, graph_for
-from nnlat.measure.inputs import materialize_weights, random_inputs
+from nnlat.measure.backends.timed_model import NORMAL_FORM, TimedModel, timed_model
+from nnlat.measure.inputs import random_inputs
 from nnlat.measure.types import MeasureSpec
 from nnlat.platform import Platform
 
 CALIBRATION_SAMPLES = 8
+QDQ_MIN_OPSET = 13  # per-channel DequantizeLinear (its axis attribute) needs opset 13
 
 
 class OrtPrepared:
     """An ``onnxruntime.InferenceSession`` ready to be timed."""
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: Any, timed: TimedModel | None = None) -> None:
         self.session = session
+        self.timed_form = timed.form if timed is not None else NORMAL_FORM
+        self._timed = timed
         self._output_names = [o.name for o in session.get_outputs()]
 
     def run(self, inputs: Mapping[str, np.ndarray]) -> RunResult:
-        """One timed ``session.run``."""
+        """One timed ``session.run`` (the first checks a re-declared model's outputs)."""
         feed = dict(inputs)
         start = time.perf_counter_ns()
         outputs = self.session.run(self._output_names, feed)
         elapsed = time.perf_counter_ns() - start
+        if self._timed is not None:
+            self._timed.check_outputs(self._output_names, outputs)
+            self._timed = None  # once is enough: the shapes do not change between runs
         return RunResult(elapsed / 1e6, tuple(outputs))
 
     def threads_in_use(self) -> int | None:
@@ -108,13 +116,14 @@ class OrtBackend:
         return cpu_platform(self.name, "onnxruntime", self.dtypes, threads, dtype)
 
     def prepare(self, model: Any, platform: Platform, spec: MeasureSpec) -> OrtPrepared:
-        """Materialise weights, quantize for int8, and create the session."""
+        """Pick the model to time, quantize it for int8, and create the session."""
         import onnxruntime as ort
 
         graph = graph_for(model, spec)
-        proto = materialize_weights(graph.onnx_bytes, spec.seed)
+        timed = timed_model(graph, spec.seed)
+        proto = timed.proto
         # The onnx package may stamp a newer IR version than this onnxruntime reads; the
-        # normalised graph uses nothing IR-specific, so stamping the older one is safe.
+        # graphs nnlat writes use nothing IR-specific, so stamping the older one is safe.
         proto.ir_version = min(proto.ir_version, max_ir_version())
         if platform.dtype == "int8":
             data = _quantize(proto, graph, spec.seed)
@@ -127,7 +136,7 @@ class OrtBackend:
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3  # errors only: warnings about unused initializers
         session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
-        return OrtPrepared(session)
+        return OrtPrepared(session, timed)
 
 
 @functools.cache
@@ -186,8 +195,15 @@ def _quantize(proto: Any, graph: Any, seed: int) -> bytes:
 
 
 def _quantize_quietly(proto: Any, graph: Any, seed: int) -> bytes:
+    from onnx import version_converter
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), 13)
+    if opset < QDQ_MIN_OPSET:
+        # quantize_static writes per-channel DequantizeLinear (opset 13) into a model of
+        # any opset; an older model becomes invalid unless converted first.
+        proto = version_converter.convert_version(proto, QDQ_MIN_OPSET)
 
     with tempfile.TemporaryDirectory(prefix="nnlat-int8-") as tmp:
         source = Path(tmp) / "fp32.onnx"

@@ -1,8 +1,10 @@
 """OpenVINO on the CPU, fp32 (the ``openvino`` wheel: ``pip install 'nnlat[openvino]'``).
 
-The ONNX storage form gets seeded random weights, is read by OpenVINO's ONNX frontend and
-compiled for the ``CPU`` device with ``INFERENCE_NUM_THREADS = threads``, one stream and
-the latency hint. ``INFERENCE_PRECISION_HINT`` is pinned to ``f32``: on CPUs with
+The user's own ONNX model where nnlat has it, else the storage form with seeded random
+weights (:mod:`nnlat.measure.backends.timed_model`), is read by OpenVINO's ONNX frontend,
+reshaped to the input shapes asked for (OpenVINO's own ``Model.reshape``) and compiled
+for the ``CPU`` device with ``INFERENCE_NUM_THREADS = threads``, one stream and the
+latency hint. ``INFERENCE_PRECISION_HINT`` is pinned to ``f32``: on CPUs with
 AVX512-BF16 or AMX OpenVINO otherwise silently runs "fp32" models in bfloat16.
 
 openvino is imported inside the methods, so importing this module is cheap.
@@ -19,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from nnlat.measure.backends.base import Availability, RunResult, cpu_platform, graph_for
-from nnlat.measure.inputs import materialize_weights
+from nnlat.measure.backends.timed_model import NORMAL_FORM, timed_model
 from nnlat.measure.types import MeasureSpec
 from nnlat.platform import Platform
 
@@ -27,8 +29,9 @@ from nnlat.platform import Platform
 class OpenVinoPrepared:
     """A compiled OpenVINO model and one infer request, ready to be timed."""
 
-    def __init__(self, compiled: Any) -> None:
+    def __init__(self, compiled: Any, timed_form: str = NORMAL_FORM) -> None:
         self.compiled = compiled
+        self.timed_form = timed_form
         self.request = compiled.create_infer_request()
         self._outputs = list(compiled.outputs)
 
@@ -94,7 +97,7 @@ class OpenVinoBackend:
         import openvino
 
         graph = graph_for(model, spec)
-        proto = materialize_weights(graph.onnx_bytes, spec.seed)
+        timed = timed_model(graph, spec.seed)
         config: dict[str, Any] = {
             "PERFORMANCE_HINT": "LATENCY",
             "NUM_STREAMS": 1,
@@ -105,7 +108,9 @@ class OpenVinoBackend:
         core = openvino.Core()
         with tempfile.TemporaryDirectory(prefix="nnlat-ov-") as tmp:
             path = Path(tmp) / "model.onnx"
-            path.write_bytes(proto.SerializeToString())
+            path.write_bytes(timed.proto.SerializeToString())
             ov_model = core.read_model(str(path))
+        if timed.form != NORMAL_FORM:  # the user's model may have dynamic dimensions
+            ov_model.reshape({s.name: list(s.shape or ()) for s in graph.inputs})
         compiled = core.compile_model(ov_model, "CPU", config)
-        return OpenVinoPrepared(compiled)
+        return OpenVinoPrepared(compiled, timed.form)

@@ -1,0 +1,379 @@
+"""A regression corpus of small ONNX models of the kinds people ship and nnlat once failed on.
+
+Each builder makes a deterministic :class:`onnx.ModelProto` with real (seeded) weights,
+built with :mod:`onnx.helper` — no download, no exporter:
+
+======================  =====  ===========================================================
+name                    opset  what it exercises
+======================  =====  ===========================================================
+``vad_lstm_if``         11     LSTMs inside both branches of an ``If`` chosen by a scalar
+                               sample-rate input (a voice-activity detector)
+``bert_token_types``    17     ``input_ids`` / ``attention_mask`` / ``token_type_ids`` (a
+                               2-row token-type table), embeddings looked up by ``GatherND``
+``nhwc_cnn``            9      an NHWC image input transposed to NCHW for ``Conv``
+``dynamic_int8``        11     ``DynamicQuantizeLinear`` + ``MatMulInteger`` + ``ConvInteger``
+``qdq_conv``            13     QDQ int8: ``QuantizeLinear``/``DequantizeLinear`` around ``Conv``
+``scalar_gain``         18     a 0-d float input; ``ReduceMean`` with axes as an input
+``range_loop``          13     ``Range`` and ``Loop`` whose counts are integer inputs
+======================  =====  ===========================================================
+
+:data:`HARD_MODELS` maps each name to its builder, :data:`HARD_MODEL_SHAPES` to the input
+shapes to measure it with (its dynamic dimensions).
+
+Example:
+    >>> sorted(HARD_MODELS)[:2]
+    ['bert_token_types', 'dynamic_int8']
+    >>> HARD_MODELS["nhwc_cnn"]().opset_import[0].version
+    9
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+IR_VERSION = 8  # read by every onnxruntime since 1.12, and enough for opset 18
+FLOAT, INT64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+def _rng(name: str) -> np.random.Generator:
+    return np.random.default_rng(sum(name.encode()))
+
+
+def _weight(rng: np.random.Generator, name: str, *shape: int) -> onnx.TensorProto:
+    fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+    values = rng.standard_normal(shape) / np.sqrt(max(fan_in, 1))
+    return numpy_helper.from_array(values.astype(np.float32), name)
+
+
+def _const(name: str, values: object, dtype: object = np.int64) -> onnx.TensorProto:
+    return numpy_helper.from_array(np.asarray(values, dtype=dtype), name)
+
+
+def _model(
+    graph: onnx.GraphProto, opset: int, domains: dict[str, int] | None = None
+) -> onnx.ModelProto:
+    imports = [helper.make_opsetid("", opset)]
+    imports += [helper.make_opsetid(d, v) for d, v in (domains or {}).items()]
+    model = helper.make_model(graph, opset_imports=imports, producer_name="nnlat-hard-models")
+    model.ir_version = IR_VERSION
+    onnx.checker.check_model(model)
+    return model
+
+
+def _value(name: str, dtype: int, shape: list | None) -> onnx.ValueInfoProto:
+    value = helper.make_tensor_value_info(name, dtype, shape)
+    if shape == []:  # a scalar: helper leaves the shape unset, which means "unknown rank"
+        value.type.tensor_type.shape.SetInParent()
+    return value
+
+
+def vad_lstm_if(hidden: int = 16, features: int = 24) -> onnx.ModelProto:
+    """A voice-activity model: ``If`` on the sample rate, an LSTM in each branch.
+
+    Inputs: ``audio`` (batch, frames, features), ``sr`` (a 0-d int64) and the recurrent
+    ``state`` (2, batch, hidden), as a streaming detector carries it between calls. Each
+    branch transposes the outer ``audio`` to frames-major, slices its initial hidden
+    state out of ``state`` and runs its own LSTM (weights are outer initializers).
+    """
+    rng = _rng("vad")
+    weights = [_const("sr16k", 16000), _const("first", 0), _const("second", 1)]
+    branches = []
+    for branch, row in (("then", "first"), ("else", "second")):
+        weights += [
+            _weight(rng, f"{branch}_W", 1, 4 * hidden, features),
+            _weight(rng, f"{branch}_R", 1, 4 * hidden, hidden),
+            _weight(rng, f"{branch}_B", 1, 8 * hidden),
+        ]
+        nodes = [
+            helper.make_node("Transpose", ["audio"], [f"{branch}_x"], perm=[1, 0, 2]),
+            helper.make_node("Gather", ["state", row], [f"{branch}_h0_2d"]),
+            helper.make_node("Unsqueeze", [f"{branch}_h0_2d"], [f"{branch}_h0"], axes=[0]),
+            helper.make_node(
+                "LSTM",
+                [f"{branch}_x", f"{branch}_W", f"{branch}_R", f"{branch}_B", "", f"{branch}_h0"],
+                ["", f"{branch}_h"],
+                hidden_size=hidden,
+                name=f"_if_{branch}_branch_LSTM",
+            ),
+            helper.make_node("Squeeze", [f"{branch}_h"], [f"{branch}_out"], axes=[0]),
+        ]
+        branches.append(
+            helper.make_graph(
+                nodes, f"{branch}_branch", [], [_value(f"{branch}_out", FLOAT, ["batch", hidden])]
+            )
+        )
+    nodes = [
+        helper.make_node("Equal", ["sr", "sr16k"], ["is16k"]),
+        helper.make_node(
+            "If", ["is16k"], ["last"], then_branch=branches[0], else_branch=branches[1]
+        ),
+        helper.make_node("Sigmoid", ["last"], ["speech"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "vad_lstm_if",
+        [
+            _value("audio", FLOAT, ["batch", "frames", features]),
+            _value("sr", INT64, []),
+            _value("state", FLOAT, [2, "batch", hidden]),
+        ],
+        [_value("speech", FLOAT, ["batch", hidden])],
+        initializer=weights,
+    )
+    return _model(graph, 11)
+
+
+def bert_token_types(vocab: int = 64, width: int = 32, max_len: int = 32) -> onnx.ModelProto:
+    """A one-layer BERT-like encoder with token types, a mask and ``GatherND`` embeddings.
+
+    Inputs (all int64, batch × sequence): ``input_ids`` and ``token_type_ids`` (a 2-row
+    table), both looked up with ``GatherND`` on the unsqueezed ids — random ids up to the
+    sequence length overran the token-type table — and ``attention_mask`` (turned into
+    an additive bias). Positions come from ``Range`` over the sequence.
+    """
+    rng = _rng("bert")
+    init = [
+        _weight(rng, "word", vocab, width),
+        _weight(rng, "position", max_len, width),
+        _weight(rng, "token_type", 2, width),
+        numpy_helper.from_array(np.ones(width, np.float32), "ln_scale"),
+        numpy_helper.from_array(np.zeros(width, np.float32), "ln_bias"),
+        _weight(rng, "wq", width, width),
+        _weight(rng, "wk", width, width),
+        _weight(rng, "wv", width, width),
+        _weight(rng, "wo", width, width),
+        _const("last", [-1]),
+        _const("one_axis", [1]),
+        _const("zero", 0),
+        _const("one", 1),
+        _const("scale", 1.0 / np.sqrt(width), np.float32),
+        _const("neg", -10000.0, np.float32),
+        _const("onef", 1.0, np.float32),
+    ]
+    nodes = [
+        helper.make_node("Unsqueeze", ["input_ids", "last"], ["ids_nd"]),
+        helper.make_node("GatherND", ["word", "ids_nd"], ["word_emb"]),
+        helper.make_node("Unsqueeze", ["token_type_ids", "last"], ["types_nd"]),
+        helper.make_node("GatherND", ["token_type", "types_nd"], ["type_emb"]),
+        helper.make_node("Shape", ["input_ids"], ["ids_shape"]),
+        helper.make_node("Gather", ["ids_shape", "one"], ["seq_len"]),
+        helper.make_node("Range", ["zero", "seq_len", "one"], ["positions"]),
+        helper.make_node("Gather", ["position", "positions"], ["pos_emb"]),
+        helper.make_node("Add", ["word_emb", "type_emb"], ["emb0"]),
+        helper.make_node("Add", ["emb0", "pos_emb"], ["emb"]),
+        helper.make_node("LayerNormalization", ["emb", "ln_scale", "ln_bias"], ["hidden"], axis=-1),
+        helper.make_node("MatMul", ["hidden", "wq"], ["q"]),
+        helper.make_node("MatMul", ["hidden", "wk"], ["k"]),
+        helper.make_node("MatMul", ["hidden", "wv"], ["v"]),
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 2, 1]),
+        helper.make_node("MatMul", ["q", "kt"], ["scores0"]),
+        helper.make_node("Mul", ["scores0", "scale"], ["scores1"]),
+        helper.make_node("Cast", ["attention_mask"], ["maskf"], to=FLOAT),
+        helper.make_node("Sub", ["onef", "maskf"], ["masked"]),
+        helper.make_node("Mul", ["masked", "neg"], ["bias0"]),
+        helper.make_node("Unsqueeze", ["bias0", "one_axis"], ["bias"]),
+        helper.make_node("Add", ["scores1", "bias"], ["scores"]),
+        helper.make_node("Softmax", ["scores"], ["probs"], axis=-1),
+        helper.make_node("MatMul", ["probs", "v"], ["context"]),
+        helper.make_node("MatMul", ["context", "wo"], ["attended"]),
+        helper.make_node("Add", ["attended", "hidden"], ["last_hidden_state"]),
+    ]
+    seq = ["batch", "sequence"]
+    graph = helper.make_graph(
+        nodes,
+        "bert_token_types",
+        [
+            _value("input_ids", INT64, seq),
+            _value("attention_mask", INT64, seq),
+            _value("token_type_ids", INT64, seq),
+        ],
+        [_value("last_hidden_state", FLOAT, ["batch", "sequence", width])],
+        initializer=init,
+    )
+    return _model(graph, 17)
+
+
+def nhwc_cnn(channels: int = 8, classes: int = 10) -> onnx.ModelProto:
+    """A CNN whose image input is NHWC (a TensorFlow export): Transpose, Conv, Gemm."""
+    rng = _rng("nhwc")
+    init = [
+        _weight(rng, "conv_w", channels, 3, 3, 3),
+        _weight(rng, "conv_b", channels),
+        _weight(rng, "fc_w", classes, channels),
+        _weight(rng, "fc_b", classes),
+    ]
+    nodes = [
+        helper.make_node("Transpose", ["image"], ["nchw"], perm=[0, 3, 1, 2]),
+        helper.make_node("Conv", ["nchw", "conv_w", "conv_b"], ["conv"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["conv"], ["act"]),
+        helper.make_node("GlobalAveragePool", ["act"], ["pooled"]),
+        helper.make_node("Flatten", ["pooled"], ["flat"]),
+        helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["logits"], transB=1),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "nhwc_cnn",
+        [_value("image", FLOAT, ["batch", 32, 32, 3])],
+        [_value("logits", FLOAT, ["batch", classes])],
+        initializer=init,
+    )
+    return _model(graph, 9)
+
+
+def dynamic_int8(width: int = 32, channels: int = 8) -> onnx.ModelProto:
+    """Dynamic int8, as ``quantize_dynamic`` writes it: activations quantized at run time.
+
+    ``features`` → ``DynamicQuantizeLinear`` → ``MatMulInteger`` with int8 weights;
+    ``image`` → ``DynamicQuantizeLinear`` → ``ConvInteger`` with uint8 weights; both
+    rescaled to float with ``Cast`` and ``Mul``.
+    """
+    rng = _rng("dynint8")
+    init = [
+        _const("mm_w", rng.integers(-127, 128, (width, width)), np.int8),
+        _const("mm_w_zero", 0, np.int8),
+        _const("mm_w_scale", 0.01, np.float32),
+        _const("conv_w", rng.integers(0, 256, (channels, 3, 3, 3)), np.uint8),
+        _const("conv_w_zero", 128, np.uint8),
+        _const("conv_w_scale", 0.01, np.float32),
+    ]
+    nodes = [
+        helper.make_node("DynamicQuantizeLinear", ["features"], ["fq", "fs", "fz"]),
+        helper.make_node("MatMulInteger", ["fq", "mm_w", "fz", "mm_w_zero"], ["mm_i32"]),
+        helper.make_node("Cast", ["mm_i32"], ["mm_f"], to=FLOAT),
+        helper.make_node("Mul", ["fs", "mm_w_scale"], ["mm_scale"]),
+        helper.make_node("Mul", ["mm_f", "mm_scale"], ["dense"]),
+        helper.make_node("DynamicQuantizeLinear", ["image"], ["iq", "is", "iz"]),
+        helper.make_node(
+            "ConvInteger", ["iq", "conv_w", "iz", "conv_w_zero"], ["conv_i32"], pads=[1, 1, 1, 1]
+        ),
+        helper.make_node("Cast", ["conv_i32"], ["conv_f"], to=FLOAT),
+        helper.make_node("Mul", ["is", "conv_w_scale"], ["conv_scale"]),
+        helper.make_node("Mul", ["conv_f", "conv_scale"], ["conv"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "dynamic_int8",
+        [
+            _value("features", FLOAT, ["batch", 16, width]),
+            _value("image", FLOAT, ["batch", 3, 32, 32]),
+        ],
+        [
+            _value("dense", FLOAT, ["batch", 16, width]),
+            _value("conv", FLOAT, ["batch", channels, 32, 32]),
+        ],
+        initializer=init,
+    )
+    return _model(graph, 11)
+
+
+def qdq_conv(channels: int = 8) -> onnx.ModelProto:
+    """Static QDQ int8 around a Conv (the format onnxruntime fuses into integer kernels)."""
+    rng = _rng("qdq")
+    init = [
+        _const("conv_w_q", rng.integers(-127, 128, (channels, 3, 3, 3)), np.int8),
+        _const("w_scale", 0.02, np.float32),
+        _const("w_zero", 0, np.int8),
+        _const("x_scale", 0.05, np.float32),
+        _const("x_zero", 128, np.uint8),
+        _const("y_scale", 0.1, np.float32),
+        _const("y_zero", 128, np.uint8),
+    ]
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zero"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "x_scale", "x_zero"], ["xdq"]),
+        helper.make_node("DequantizeLinear", ["conv_w_q", "w_scale", "w_zero"], ["wdq"]),
+        helper.make_node("Conv", ["xdq", "wdq"], ["conv"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["conv"], ["act"]),
+        helper.make_node("QuantizeLinear", ["act", "y_scale", "y_zero"], ["yq"]),
+        helper.make_node("DequantizeLinear", ["yq", "y_scale", "y_zero"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "qdq_conv",
+        [_value("x", FLOAT, ["batch", 3, 32, 32])],
+        [_value("y", FLOAT, ["batch", channels, 32, 32])],
+        initializer=init,
+    )
+    return _model(graph, 13)
+
+
+def scalar_gain(width: int = 64) -> onnx.ModelProto:
+    """A 0-d float input ``gain`` (given on the command line as ``-i gain=``)."""
+    rng = _rng("scalar")
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["proj"]),
+        helper.make_node("Mul", ["proj", "gain"], ["scaled"]),
+        helper.make_node("ReduceMean", ["scaled", "axes"], ["y"], keepdims=0),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "scalar_gain",
+        [_value("x", FLOAT, ["batch", width]), _value("gain", FLOAT, [])],
+        [_value("y", FLOAT, ["batch"])],
+        initializer=[_weight(rng, "w", width, width), _const("axes", [1])],
+    )
+    return _model(graph, 18)
+
+
+def range_loop(width: int = 16) -> onnx.ModelProto:
+    """``Range`` up to an int64 input ``length`` and a ``Loop`` of ``steps`` iterations."""
+    rng = _rng("loop")
+    body = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["state_in", "w"], ["mixed"]),
+            helper.make_node("Tanh", ["mixed"], ["state_out"]),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+        ],
+        "loop_body",
+        [
+            _value("step", INT64, []),
+            _value("cond_in", TensorProto.BOOL, []),
+            _value("state_in", FLOAT, ["batch", width]),
+        ],
+        [_value("cond_out", TensorProto.BOOL, []), _value("state_out", FLOAT, ["batch", width])],
+    )
+    nodes = [
+        helper.make_node("Loop", ["steps", "", "x"], ["state"], body=body),
+        helper.make_node("Range", ["zero", "length", "one"], ["positions"]),
+        helper.make_node("Cast", ["positions"], ["positions_f"], to=FLOAT),
+        helper.make_node("ReduceSum", ["positions_f"], ["total"], keepdims=0),
+        helper.make_node("Add", ["state", "total"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "range_loop",
+        [
+            _value("x", FLOAT, ["batch", width]),
+            _value("steps", INT64, []),
+            _value("length", INT64, []),
+        ],
+        [_value("y", FLOAT, ["batch", width])],
+        initializer=[_weight(rng, "w", width, width), _const("zero", 0), _const("one", 1)],
+    )
+    return _model(graph, 13)
+
+
+HARD_MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
+    "vad_lstm_if": vad_lstm_if,
+    "bert_token_types": bert_token_types,
+    "nhwc_cnn": nhwc_cnn,
+    "dynamic_int8": dynamic_int8,
+    "qdq_conv": qdq_conv,
+    "scalar_gain": scalar_gain,
+    "range_loop": range_loop,
+}
+
+HARD_MODEL_SHAPES: dict[str, dict[str, tuple[int, ...]]] = {
+    "vad_lstm_if": {"audio": (1, 20, 24), "sr": (), "state": (2, 1, 16)},
+    "bert_token_types": {
+        "input_ids": (1, 16),
+        "attention_mask": (1, 16),
+        "token_type_ids": (1, 16),
+    },
+    "scalar_gain": {"gain": ()},
+}
+"""Input shapes to measure each model with (dynamic dimensions; batch sizes come from -b)."""

@@ -1,0 +1,76 @@
+"""The regression corpus of hard models measures on onnxruntime, as the user gave it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+
+from nnlat.graph import load
+from nnlat.measure.backends import get_backend
+from nnlat.measure.backends.base import graph_for
+from nnlat.measure.backends.timed_model import NORMAL_FORM
+from nnlat.measure.inputs import random_inputs
+from nnlat.measure.runner import measure
+from nnlat.measure.types import MeasureSpec
+from nnlat.testing.hard_models import HARD_MODEL_SHAPES, HARD_MODELS
+
+# A short budget: these tests check that a model measures, not how fast it is.
+SPEC = MeasureSpec(max_time_s=0.2, warmup_max_s=0.2, min_runs=5, warmup_min_runs=1)
+
+
+@pytest.fixture(scope="module")
+def platform() -> str:
+    return get_backend("ort").platform(1, "fp32").name
+
+
+def _spec(name: str) -> MeasureSpec:
+    return SPEC.model_copy(update={"input_shapes": HARD_MODEL_SHAPES.get(name, {})})
+
+
+def test_the_corpus_spans_opsets_9_to_18() -> None:
+    opsets = {HARD_MODELS[name]().opset_import[0].version for name in HARD_MODELS}
+    assert min(opsets) == 9 and max(opsets) == 18
+
+
+@pytest.mark.parametrize("name", sorted(HARD_MODELS))
+def test_every_corpus_model_measures_its_original_file(
+    name: str, platform: str, tmp_path: Path
+) -> None:
+    path = tmp_path / f"{name}.onnx"
+    onnx.save(HARD_MODELS[name](), path)
+    m = measure(path, platform, _spec(name))
+    assert m.status == "ok", m.error
+    assert m.environment["timed"] == "original"
+    # onnxruntime alone runs the user's file with the inputs nnlat generates.
+    inputs = random_inputs(graph_for(path, _spec(name)), SPEC.seed)
+    session = ort.InferenceSession(path.read_bytes(), providers=["CPUExecutionProvider"])
+    outputs = session.run(None, inputs)
+    assert all(np.isfinite(o).all() for o in outputs if o.dtype.kind == "f")
+
+
+def test_a_graph_from_the_store_times_the_normal_form(platform: str) -> None:
+    graph = load(HARD_MODELS["nhwc_cnn"]())
+    m = measure(graph, platform, SPEC)
+    assert m.status == "ok", m.error
+    assert m.environment["timed"] == NORMAL_FORM
+
+
+def test_a_fixed_batch_asked_otherwise_is_re_declared(platform: str) -> None:
+    model = HARD_MODELS["qdq_conv"]()
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 1  # a batch-1 export
+    m = measure(model, platform, SPEC.model_copy(update={"batch_size": 3}))
+    assert m.status == "ok", m.error
+    assert m.environment["timed"] == "original, inputs re-declared"
+    assert m.input_shapes == {"x": (3, 3, 32, 32)}
+
+
+def test_an_opset_9_model_quantizes_for_int8() -> None:
+    # quantize_static writes opset-13 DequantizeLinear: the model is converted first.
+    int8 = get_backend("ort").platform(1, "int8").name
+    m = measure(HARD_MODELS["nhwc_cnn"](), int8, SPEC)
+    assert m.status == "ok", m.error
+    assert m.environment["timed"] == "original"
