@@ -9,29 +9,32 @@ Example:
     {'Conv': 1, 'Relu': 1}
 """
 
+from importlib import import_module
 from typing import Any
 
 from nnlat.errors import NnlatError, NnlatWarning
-from nnlat.graph import Graph, GraphKey, ModelSummary, graph_key, inspect, load
 from nnlat.version import __version__
+
+# Public name → the module that defines it. Imported on first use only, so that
+# ``import nnlat`` (and so every ``nnlat`` command's start) stays light: the graph layer
+# pulls in onnx, ``query`` the database and runtimes, ``predict`` torch and PyG,
+# ``Client`` httpx.
+_LAZY = {
+    "Graph": "nnlat.graph",
+    "GraphKey": "nnlat.graph",
+    "ModelSummary": "nnlat.graph",
+    "graph_key": "nnlat.graph",
+    "inspect": "nnlat.graph",
+    "load": "nnlat.graph",
+    "query": "nnlat.querying.api",
+    "Client": "nnlat.client",
+    "predict": "nnlat.predictor.api",
+}
 
 
 def __getattr__(name: str) -> Any:
-    # ``nnlat.query`` pulls in the database and runtimes, ``nnlat.predict`` torch and
-    # PyG, ``nnlat.Client`` httpx: imported on first use only, so that ``import nnlat``
-    # stays light.
-    if name == "query":
-        from nnlat.querying.api import query
-
-        return query
-    if name == "Client":
-        from nnlat.client import Client
-
-        return Client
-    if name == "predict":
-        from nnlat.predictor.api import predict
-
-        return predict
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'nnlat' has no attribute {name!r}")
 
 
