@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from nnlat.errors import NnlatError
+
 if TYPE_CHECKING:
     import onnx
     import torch
@@ -49,6 +51,9 @@ class Family:
         output_shape: the (batch-1) output shape; by default :func:`class_logits`.
         canonical: named reference configurations, e.g. ``{"resnet18": {...}}``; for
             the classic families they reproduce the published architectures.
+        source_format: ``"onnx"`` (``build`` gives a ``torch.nn.Module``, exported by
+            :meth:`ZooModel.to_onnx`) or ``"tflite"`` (``build`` gives a Keras model,
+            exported fully int8 by :meth:`ZooModel.to_tflite`; see ``nnlat.zoo.edge``).
     """
 
     name: str
@@ -58,6 +63,7 @@ class Family:
     input_shape: Callable[[Config], tuple[int, ...]] = square_image_input
     output_shape: Callable[[Config], tuple[int, ...]] = class_logits
     canonical: Mapping[str, Config] = field(default_factory=dict)
+    source_format: str = "onnx"
 
     def model(self, config: Config) -> ZooModel:
         """Wrap ``config`` as a :class:`ZooModel` of this family."""
@@ -96,14 +102,37 @@ class ZooModel:
         return tuple(get_family(self.family).input_shape(self.config))
 
     def build(self) -> torch.nn.Module:
-        """The PyTorch module, in eval mode, without initialising weights."""
+        """The PyTorch module, in eval mode, without initialising weights.
+
+        Raises:
+            NnlatError: the family's source format is TFLite; use :meth:`to_tflite`.
+        """
         import torch
 
         from nnlat.zoo.registry import get_family
 
+        family = get_family(self.family)
+        if family.source_format != "onnx":
+            raise NnlatError(f"{self.family} is a TFLite family; export it with to_tflite()")
         with torch.device("meta"):
-            module = get_family(self.family).build(self.config)
+            module = family.build(self.config)
         return module.to_empty(device="cpu").eval()
+
+    def to_tflite(self) -> bytes:
+        """Export a TFLite-format family's model as a fully int8 ``.tflite`` flatbuffer.
+
+        Raises:
+            NnlatError: the family's source format is ONNX; use :meth:`to_onnx`.
+            ExportError: the converter could not quantise the model to int8.
+        """
+        from nnlat.zoo.edge.tflite_export import export_int8
+        from nnlat.zoo.registry import get_family
+
+        family = get_family(self.family)
+        if family.source_format != "tflite":
+            raise NnlatError(f"{self.family} is an ONNX family; export it with to_onnx()")
+        config = self.config
+        return export_int8(lambda: family.build(config), family.input_shape(config))
 
     def to_onnx(self) -> onnx.ModelProto:
         """Export to a weight-free ONNX model (opset 17)."""
