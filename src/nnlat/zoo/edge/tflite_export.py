@@ -56,12 +56,19 @@ def export_int8(
         int32, as TFLite's int8 kernels require).
 
     Raises:
-        ExportError: the converter could not quantise every operator to int8.
+        ExportError: TensorFlow is not installed, or the converter could not quantise
+            every operator to int8.
     """
     with _quiet_tensorflow():
-        import keras
+        try:
+            import keras
+            import tensorflow as tf
+        except ImportError as error:
+            raise ExportError(
+                f"TFLite export needs TensorFlow ({error.name} is missing); "
+                "install it with: pip install 'nnlat[edge]'"
+            ) from None
         import numpy as np
-        import tensorflow as tf
 
         keras.backend.clear_session()
         keras.utils.set_random_seed(seed)
