@@ -35,6 +35,41 @@ PAPER = {
     "cnn-kws": ("4,917", "7-21", "16-51", "0.04-5.05"),
     "vit-cifar100": ("10,000", "59-994", "97-1264", "1.86-53.98"),
 }
+NOTES = [
+    "",
+    "## How the spaces differ from the paper",
+    "",
+    "PerfSAGE gives the structure of each space but few numbers; what we chose is in each",
+    "module's docstring. In short:",
+    "",
+    "- **CNN-ImageNet**: 224 px, stem 32, blocks of 24/32/48/96/144/192 channels (strides",
+    "  1/2/2/2/1/2), 5 nodes each; node = inverted bottleneck | fused MBConv | identity,",
+    "  kernel 3 or 5, and one of 6 expanded widths (1, 2, 3, 4, 6, 8 × the block's width);",
+    "  the first node of a block is never an identity (it changes the shape); a per-block",
+    "  flag adds residuals around nodes 2-5. Our operator counts reach past the paper's 77",
+    "  because the paper's range is its sample's, and ours count the ADDs and PADs.",
+    "- **CNN-CIFAR10**: the same blocks, 3 of them (16/32/64 channels = ImageNet's",
+    "  blocks 3, 4, 6 divided by 3), 32 px. The paper's sizes up to 18 MB imply wider",
+    "  channels than this reading of 'divided by 3' gives; ours stay under a few MB.",
+    "- **CNN-KWS**: DS-CNN on the flat 490-value MFCC fingerprint (RESHAPE to 49×10),",
+    "  first convolution time 4-10 × frequency 2-4, 1-8 depthwise-separable layers with",
+    "  their own time × frequency kernels (1-7 × 1-5) and 32-512 channels: 5 + 2 × layers",
+    "  operators, the paper's 7-21.",
+    "- **ViT-CIFAR100**: patch 4, no convolution or LayerNorm (Table 2 lists none), per-head",
+    "  attention from STRIDED_SLICEs of one qkv projection, embed 64-512, depth 1-12, per",
+    "  layer 1-8 heads of 16-64 qkv width and MLP ratio 1-4. TensorFlow 2.21 fuses the",
+    "  tanh-approximated GELU (POW, TANH, MUL, ADD in the paper) into one GELU operator, and",
+    "  folds kᵀ into BATCH_MATMUL, which the paper's converter listed as TRANSPOSE.",
+    "",
+    "## Determinism",
+    "",
+    "A recipe (family + JSON configuration) regenerates its `.tflite` byte for byte: the",
+    "weights and the calibration inputs are seeded, and Keras' layer-name counters are reset",
+    "before each build. Checked in `tests/zoo/test_edge_spaces.py` (two exports in one",
+    "process) and across processes (`nnlat zoo export` files against exports in other",
+    "processes), with TensorFlow 2.21 on this machine; another TensorFlow version may",
+    "quantise differently, so record it with the data.",
+]
 _OPERATOR_NAMES = {
     code: name for name, code in vars(tflite.BuiltinOperator).items() if not name.startswith("_")
 }
@@ -187,7 +222,7 @@ def render(records_path: Path, command: str) -> str:
                 f"| {name} | {len(times)} | {statistics.mean(times):.1f} | "
                 f"{statistics.median(times):.1f} | {max(times):.1f} |"
             )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + NOTES) + "\n"
 
 
 def main() -> None:
