@@ -1,4 +1,4 @@
-"""What a model family is: a seeded sampler of configurations and a PyTorch builder.
+"""What a model family is: a seeded sampler of configurations and a PyTorch (or Keras) builder.
 
 A *configuration* is a plain JSON-able dict (ints, floats, strings, lists). It is the
 whole recipe of a variant: the same configuration always builds the same architecture,
@@ -13,7 +13,7 @@ import json
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from nnlat.errors import NnlatError
 
@@ -63,7 +63,7 @@ class Family:
     input_shape: Callable[[Config], tuple[int, ...]] = square_image_input
     output_shape: Callable[[Config], tuple[int, ...]] = class_logits
     canonical: Mapping[str, Config] = field(default_factory=dict)
-    source_format: str = "onnx"
+    source_format: Literal["onnx", "tflite"] = "onnx"
 
     def model(self, config: Config) -> ZooModel:
         """Wrap ``config`` as a :class:`ZooModel` of this family."""
