@@ -6,7 +6,7 @@ Times, on one core: reading each HELP table and building the cell graph of every
 architecture for one device (:func:`nnlat.datasets.cell_graphs.cell_records`), the
 NAS-Bench-201 cells (8 nodes) and the FBNet chains (24 nodes); then the epochs of the
 few-shot pre-training on NAS-Bench-201 (900 architectures × 12 devices, the settings of
-:data:`nnlat.predictor.few_shot.PRETRAIN_SETTINGS` capped at ``--epochs``), from which a
+:data:`nnlat.studies.few_shot.PRETRAIN_SETTINGS` capped at ``--epochs``), from which a
 full pre-training (early-stopped, typically 50-80 epochs) is estimated.
 """
 
@@ -20,7 +20,7 @@ import torch
 
 from nnlat.datasets.cell_graphs import cell_records
 from nnlat.datasets.published import PUBLISHED_DIR, read_latency_table
-from nnlat.predictor.few_shot import PRETRAIN_SETTINGS, pretrain, training_pool
+from nnlat.studies.few_shot import PRETRAIN_SETTINGS, pretrain, training_pool
 
 FILES = {"nas-bench-201": "nas-bench-201/help_latency_ms.csv", "fbnet": "fbnet/help_latency_ms.csv"}
 

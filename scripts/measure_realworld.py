@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import argparse
 
-from nnlat.zoo.realworld import EXAMPLE_INPUT_SHAPES, REALWORLD_BUILDERS
-
 from nnlat.datasets.training import REALWORLD_PREFIX
 from nnlat.measure.types import MeasureSpec
 from nnlat.querying import QueryEngine
 from nnlat.store import Store
+from nnlat.zoo.realworld import EXAMPLE_INPUT_SHAPES, REALWORLD_BUILDERS
 
 
 def main() -> None:

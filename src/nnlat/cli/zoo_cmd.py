@@ -1,9 +1,10 @@
-"""``nnlat zoo``: list model families and export seeded variants as ONNX files."""
+"""``nnlat zoo``: list model families and export seeded variants as ONNX or TFLite files."""
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -55,13 +56,13 @@ def export_command(
     seed: Annotated[int, typer.Option("--seed", "-s", help="Sampler seed.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Export COUNT structurally distinct variants of a family as weight-free ONNX files.
+    """Export COUNT structurally distinct variants of a family, in the family's format.
 
-    Writes FAMILY_NNNNN_HASH.onnx files and a manifest.jsonl with each variant's recipe
-    (family + configuration), hash and file name.
+    Writes FAMILY_NNNNN_HASH.onnx (weight-free) or, for the TFLite families (cnn-cifar10,
+    cnn-imagenet, cnn-kws, vit-cifar100), fully int8 FAMILY_NNNNN_SHA256.tflite files, and
+    a manifest.jsonl with each variant's recipe (family + configuration), hash and file name.
     """
     from nnlat.zoo import get_family
-    from nnlat.zoo.generate import generate_variants
 
     with user_errors():
         get_family(family)  # fail on an unknown family before creating anything
@@ -69,12 +70,10 @@ def export_command(
         records = []
         with progress_bar(as_json) as progress:
             task = progress.add_task(f"exporting {family}", total=count)
-            for index, variant in enumerate(generate_variants(family, count, seed)):
-                name = f"{family}_{index:05d}_{variant.graph_hash}.onnx"
-                _write_atomically(out / name, _storage_bytes(variant.graph))
-                records.append(
-                    {"file": name, "graph_hash": variant.graph_hash, **variant.model.spec}
-                )
+            for index, (suffix, data, record) in enumerate(_variant_files(family, count, seed)):
+                name = f"{family}_{index:05d}_{suffix}"
+                _write_atomically(out / name, data)
+                records.append({"file": name, **record})
                 progress.advance(task)
         manifest = out / "manifest.jsonl"
         listed = merged_manifest(manifest, records)
@@ -116,7 +115,26 @@ class ZooManifestError(NnlatError):
     """An existing manifest.jsonl that cannot be added to."""
 
 
+def _variant_files(family: str, count: int, seed: int) -> Iterator[tuple[str, bytes, dict]]:
+    """(file name suffix, file bytes, manifest fields) per variant, in the family's format."""
+    from nnlat.zoo import get_family
+
+    if get_family(family).source_format == "tflite":
+        from nnlat.zoo.edge.variants import generate_tflite_variants
+
+        for tflite in generate_tflite_variants(family, count, seed):
+            fields = {"sha256": tflite.sha256, **tflite.model.spec}
+            yield f"{tflite.sha256[:16]}.tflite", tflite.flatbuffer, fields
+        return
+    from nnlat.zoo.generate import generate_variants
+
+    for variant in generate_variants(family, count, seed):
+        fields = {"graph_hash": variant.graph_hash, **variant.model.spec}
+        yield f"{variant.graph_hash}.onnx", _storage_bytes(variant.graph), fields
+
+
 def _storage_bytes(graph: Any) -> bytes:
+    """The weight-free ONNX of ``graph``, as ``nnlat`` stores models."""
     import onnx
 
     from nnlat.graph.onnx_io import serialize

@@ -3,13 +3,22 @@
 Each family lives in its own module (``nnlat.zoo.resnet``, ...) and defines ``FAMILY``,
 a :class:`~nnlat.zoo.family.Family`. Families import torch; nothing here does until a
 family is asked for. :mod:`nnlat.zoo.realworld` holds the held-out real-world set: small
-imitations of deployed models, one builder per module.
+imitations of deployed models, one builder per module. The design spaces under
+``nnlat.zoo.edge`` are built in Keras and exported to int8 TFLite instead; they import
+TensorFlow only when a model is built.
 """
 
 from nnlat.zoo.family import Config, Family, ZooModel
-from nnlat.zoo.registry import FAMILY_MODULES, NNLQP_FAMILIES, families, get_family
+from nnlat.zoo.registry import (
+    EDGE_FAMILY_MODULES,
+    FAMILY_MODULES,
+    NNLQP_FAMILIES,
+    families,
+    get_family,
+)
 
 __all__ = [
+    "EDGE_FAMILY_MODULES",
     "FAMILY_MODULES",
     "NNLQP_FAMILIES",
     "Config",

@@ -1,4 +1,4 @@
-"""What a model family is: a seeded sampler of configurations and a PyTorch builder.
+"""What a model family is: a seeded sampler of configurations and a PyTorch (or Keras) builder.
 
 A *configuration* is a plain JSON-able dict (ints, floats, strings, lists). It is the
 whole recipe of a variant: the same configuration always builds the same architecture,
@@ -13,7 +13,9 @@ import json
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
+
+from nnlat.errors import NnlatError
 
 if TYPE_CHECKING:
     import onnx
@@ -49,6 +51,11 @@ class Family:
         output_shape: the (batch-1) output shape; by default :func:`class_logits`.
         canonical: named reference configurations, e.g. ``{"resnet18": {...}}``; for
             the classic families they reproduce the published architectures.
+        source_format: ``"onnx"`` (``build`` gives a ``torch.nn.Module``, exported by
+            :meth:`ZooModel.to_onnx`) or ``"tflite"`` (``build`` gives a Keras model,
+            exported fully int8 by :meth:`ZooModel.to_tflite`; see ``nnlat.zoo.edge``).
+        export_tflite: for a TFLite family, (model builder, input shape) → ``.tflite``
+            bytes; passed in by ``nnlat.zoo.edge`` so that this module needs no TensorFlow.
     """
 
     name: str
@@ -58,6 +65,8 @@ class Family:
     input_shape: Callable[[Config], tuple[int, ...]] = square_image_input
     output_shape: Callable[[Config], tuple[int, ...]] = class_logits
     canonical: Mapping[str, Config] = field(default_factory=dict)
+    source_format: Literal["onnx", "tflite"] = "onnx"
+    export_tflite: Callable[[Callable[[], Any], tuple[int, ...]], bytes] | None = None
 
     def model(self, config: Config) -> ZooModel:
         """Wrap ``config`` as a :class:`ZooModel` of this family."""
@@ -99,12 +108,31 @@ class ZooModel:
         return tuple(self.definition.input_shape(self.config))
 
     def build(self) -> torch.nn.Module:
-        """The PyTorch module, in eval mode, without initialising weights."""
+        """The PyTorch module, in eval mode, without initialising weights.
+
+        Raises:
+            NnlatError: the family's source format is TFLite; use :meth:`to_tflite`.
+        """
         import torch
 
+        if self.definition.source_format != "onnx":
+            raise NnlatError(f"{self.family} is a TFLite family; export it with to_tflite()")
         with torch.device("meta"):
             module = self.definition.build(self.config)
         return module.to_empty(device="cpu").eval()
+
+    def to_tflite(self) -> bytes:
+        """Export a TFLite-format family's model as a fully int8 ``.tflite`` flatbuffer.
+
+        Raises:
+            NnlatError: the family's source format is ONNX; use :meth:`to_onnx`.
+            ExportError: the converter could not quantise the model to int8.
+        """
+        family = self.definition
+        if family.source_format != "tflite" or family.export_tflite is None:
+            raise NnlatError(f"{self.family} is an ONNX family; export it with to_onnx()")
+        config = self.config
+        return family.export_tflite(lambda: family.build(config), family.input_shape(config))
 
     def to_onnx(self) -> onnx.ModelProto:
         """Export to a weight-free ONNX model (opset 17)."""
@@ -113,7 +141,9 @@ class ZooModel:
         return export_module(self.build(), [self.input_shape])
 
     def to_graph(self, batch_size: int | None = None) -> Graph:
-        """Export and load as a normalised :class:`~nnlat.graph.ir.Graph`."""
+        """Export (ONNX, or TFLite for a TFLite family) and load as a normalised
+        :class:`~nnlat.graph.ir.Graph`."""
         from nnlat.graph.load import load
 
-        return load(self.to_onnx(), batch_size=batch_size)
+        tflite = self.definition.source_format == "tflite"
+        return load(self.to_tflite() if tflite else self.to_onnx(), batch_size=batch_size)

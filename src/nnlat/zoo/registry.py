@@ -28,6 +28,14 @@ FAMILY_MODULES = (
     "tinynet",
 )
 
+# PerfSAGE's EdgeDLPerf design spaces, built in Keras and exported to int8 TFLite.
+EDGE_FAMILY_MODULES = (
+    "edge.cnn_cifar10",
+    "edge.cnn_imagenet",
+    "edge.cnn_kws",
+    "edge.vit_cifar100",
+)
+
 # The ten families of the NNLQP dataset (the paper's Table 3 rows).
 NNLQP_FAMILIES = (
     "alexnet",
@@ -47,7 +55,7 @@ NNLQP_FAMILIES = (
 def families() -> Registry[Family]:
     """The registry of all families (imports their modules, and so torch, on first call)."""
     registry: Registry[Family] = Registry("model family")
-    for module_name in FAMILY_MODULES:
+    for module_name in FAMILY_MODULES + EDGE_FAMILY_MODULES:
         module = importlib.import_module(f"nnlat.zoo.{module_name}")
         registry.register(module.FAMILY.name, module.FAMILY)
     return registry

@@ -1,0 +1,143 @@
+"""CNN-KWS: PerfSAGE's keyword-spotting design space (§3.2, Table 2).
+
+The paper: "derived from the one used in Banbury et al. (2021) [MicroNets] by adding
+kernel size options ... This design space also contains models that have non-square
+shaped convolutional filters", on Google Speech Commands. MicroNets' KWS models are
+DS-CNNs (Zhang et al., "Hello Edge", 2017) on 49 frames × 10 MFCC coefficients: a first
+convolution with a tall time × frequency kernel, then depthwise-separable layers
+(depthwise k×k, pointwise 1×1, ReLU), average pooling and a classifier.
+
+Our choices where the paper is silent, sampled uniformly and independently:
+
+- input: the flat 490-value MFCC fingerprint, reshaped to 49×10×1 as TensorFlow's
+  ``speech_commands`` DS-CNN does (a RESHAPE operator, which with Table 2's CNN-KWS
+  operator count of 7–21 suggests the same: 5 + 2 × layers for 1–8 layers);
+- first convolution: stride 2×2, kernel time ∈ {4, 6, 8, 10} × frequency ∈ {2, 3, 4}
+  ("Hello Edge" uses 10×4), channels as below;
+- 1–8 depthwise-separable layers, each with its own depthwise kernel time ∈ {1, 3, 5, 7}
+  × frequency ∈ {1, 3, 5} and channels ∈ {32, 64, 96, 128, 192, 256, 384, 512}
+  (MicroNets-KWS-L has 276);
+- head: average pooling over the remaining 25×5 map, 1×1 convolution to the 12 Speech
+  Commands classes, reshape to ``(1, 12)`` (Table 2 lists no FULLY_CONNECTED here).
+
+"Same" padding throughout: TFLite pads inside the convolution, and Table 2 lists no PAD
+for this space.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Self
+
+from nnlat.zoo.edge.space import as_config, edge_family
+from nnlat.zoo.family import Config
+
+if TYPE_CHECKING:
+    import keras
+
+FRAMES = 49
+COEFFICIENTS = 10
+NUM_CLASSES = 12
+FIRST_TIME_KERNELS = (4, 6, 8, 10)
+FIRST_FREQ_KERNELS = (2, 3, 4)
+TIME_KERNELS = (1, 3, 5, 7)
+FREQ_KERNELS = (1, 3, 5)
+CHANNELS = (32, 64, 96, 128, 192, 256, 384, 512)
+MIN_LAYERS = 1
+MAX_LAYERS = 8
+
+
+@dataclass(frozen=True)
+class Layer:
+    """A depthwise-separable layer: depthwise ``kernel`` (time, frequency), 1×1 to ``channels``."""
+
+    channels: int
+    kernel: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class KwsConfig:
+    """A DS-CNN keyword spotter; ``first_kernel`` is (time, frequency)."""
+
+    frames: int
+    coefficients: int
+    num_classes: int
+    first_channels: int
+    first_kernel: tuple[int, int]
+    layers: tuple[Layer, ...]
+
+    def to_config(self) -> Config:
+        """The JSON-able recipe."""
+        return as_config(self)
+
+    @classmethod
+    def from_config(cls, config: Config) -> Self:
+        """Inverse of :meth:`to_config`."""
+        layers = tuple(
+            Layer(layer["channels"], tuple(layer["kernel"])) for layer in config["layers"]
+        )
+        return cls(**{**config, "first_kernel": tuple(config["first_kernel"]), "layers": layers})
+
+
+def sample(rng: random.Random) -> KwsConfig:
+    """A uniformly drawn keyword spotter.
+
+    Example:
+        >>> config = sample(random.Random(0))
+        >>> (config.frames, config.coefficients), MIN_LAYERS <= len(config.layers) <= MAX_LAYERS
+        ((49, 10), True)
+    """
+    first_channels = rng.choice(CHANNELS)
+    first_kernel = (rng.choice(FIRST_TIME_KERNELS), rng.choice(FIRST_FREQ_KERNELS))
+    layers = tuple(
+        Layer(rng.choice(CHANNELS), (rng.choice(TIME_KERNELS), rng.choice(FREQ_KERNELS)))
+        for _ in range(rng.randint(MIN_LAYERS, MAX_LAYERS))
+    )
+    return KwsConfig(
+        frames=FRAMES,
+        coefficients=COEFFICIENTS,
+        num_classes=NUM_CLASSES,
+        first_channels=first_channels,
+        first_kernel=first_kernel,
+        layers=layers,
+    )
+
+
+def build(config: KwsConfig) -> keras.Model:
+    """The Keras model: ``(1, frames × coefficients)`` fingerprint → ``(1, num_classes)``."""
+    import keras
+
+    fingerprint = keras.Input((config.frames * config.coefficients,), batch_size=1)
+    x = keras.layers.Reshape((config.frames, config.coefficients, 1))(fingerprint)
+    x = keras.layers.Conv2D(
+        config.first_channels, config.first_kernel, 2, padding="same", activation="relu"
+    )(x)
+    for layer in config.layers:
+        x = keras.layers.DepthwiseConv2D(layer.kernel, padding="same", activation="relu")(x)
+        x = keras.layers.Conv2D(layer.channels, 1, activation="relu")(x)
+    x = keras.layers.AveragePooling2D(pool_size=tuple(x.shape[1:3]))(x)
+    x = keras.layers.Conv2D(config.num_classes, 1)(x)
+    logits = keras.layers.Reshape((config.num_classes,))(x)
+    return keras.Model(fingerprint, logits, name="cnn_kws")
+
+
+def input_shape(config: KwsConfig) -> tuple[int, ...]:
+    """``(1, frames × coefficients)``: the flat MFCC fingerprint."""
+    return (1, config.frames * config.coefficients)
+
+
+def output_shape(config: KwsConfig) -> tuple[int, ...]:
+    """``(1, num_classes)``."""
+    return (1, config.num_classes)
+
+
+FAMILY = edge_family(
+    name="cnn-kws",
+    summary="PerfSAGE CNN-KWS: DS-CNN keyword spotters on 49×10 MFCCs, non-square kernels, int8",
+    config_type=KwsConfig,
+    sample=sample,
+    build=build,
+    input_shape=input_shape,
+    output_shape=output_shape,
+)
