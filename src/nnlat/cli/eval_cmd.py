@@ -200,6 +200,7 @@ def transfer_command(
             settings=train_settings(epochs, seed, train_batch),
             config=hidden_config(hidden) or {},
             command=command_line(ctx),
+            plot=PLOT,
         )
         with progress_bar() as progress:
             results = study.run(config, load_records(db, None, progress))

@@ -49,6 +49,7 @@ class TransferConfig:
     settings: TrainSettings = field(default_factory=TrainSettings)
     config: Mapping[str, object] = field(default_factory=dict)
     command: str = ""
+    plot: str = "plot.png"
 
 
 @dataclass(frozen=True)
