@@ -99,7 +99,9 @@ def test_an_empty_shape_makes_a_scalar_input(tmp_path: Path) -> None:
         "scalar",
         [
             onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 16]),
-            onnx.helper.make_tensor_value_info("sr", onnx.TensorProto.FLOAT, None),
+            # ONNX wants a shape on every graph input: a scalar's is [] (a rank-unknown
+            # input fails the checker)
+            onnx.helper.make_tensor_value_info("sr", onnx.TensorProto.FLOAT, []),
         ],
         [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)],
     )

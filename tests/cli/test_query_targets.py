@@ -32,7 +32,7 @@ def test_npu_latency_and_memory(tmp_path: Path, env: dict[str, str]) -> None:
     assert "deterministic" in latency.output
     memory = runner.invoke(app, ["query", model, "-p", NPU, "--target", "memory"], env=env)
     assert memory.exit_code == 0, memory.output
-    assert "cached" in memory.output and "npu_sram_used" in memory.output
+    assert "from the database" in memory.output and "npu_sram_used" in memory.output
 
 
 def test_npu_fallback_and_missing_energy_are_one_clear_answer(

@@ -19,6 +19,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from nnlat.errors import InvalidModelError
 from nnlat.features import raw as raw_module
 from nnlat.features.raw import (
     GRAPH_COLUMNS,
@@ -52,10 +53,11 @@ LIGHT = ("light_resnet50.onnx", "light_shufflenet.onnx", "light_inception_v1.onn
 
 
 def edge_cases() -> onnx.ModelProto:
-    """Duplicated attribute names, a tensor read twice, an omitted optional input, a graph
-    output that another node reads, an int64 constant, and an op nothing can type."""
-    conv = helper.make_node("Conv", ["x", "w"], ["c"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
-    conv.attribute.extend([helper.make_attribute("group", 1), helper.make_attribute("group", 2)])
+    """A tensor read twice, an omitted optional input, a graph output that another node
+    reads, an int64 constant, and an op nothing can type."""
+    conv = helper.make_node(
+        "Conv", ["x", "w"], ["c"], kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=1
+    )
     nodes = [
         conv,
         helper.make_node("Mul", ["c", "c"], ["sq"]),
@@ -314,11 +316,13 @@ def test_tensor_sizes(shape: tuple | None, itemsize: int) -> None:
     assert spec.nbytes == (None if numel is None or itemsize == 0 else numel * itemsize)
 
 
-def test_duplicated_attribute_names_read_the_first_like_node_attr() -> None:
-    [conv] = [n for n in graph_named("edge_cases").nodes if n.op_type == "Conv"]
-    assert conv.attr("group") == 1
-    raw = raw_features(graph_named("edge_cases"))
-    assert raw.node_values[0, NODE_COLUMNS.index("group")] == 1.0
+def test_duplicated_attribute_names_never_reach_the_features() -> None:
+    """The ONNX checker refuses them at load (they used to be read first-wins here)."""
+    model = edge_cases()
+    [conv] = [n for n in model.graph.node if n.op_type == "Conv"]
+    conv.attribute.extend([helper.make_attribute("group", 2)])
+    with pytest.raises(InvalidModelError, match="appeared multiple times"):
+        load(model)
 
 
 @pytest.mark.parametrize(

@@ -35,7 +35,9 @@ def stats_command(
 
     if server is not None:
         with user_errors(), client_of(server, token) as client:
-            stats = StoreStats.model_validate(client.stats())
+            # The server names its database only to token holders.
+            remote = {"url": f"the database behind {server}", **client.stats()}
+            stats = StoreStats.model_validate(remote)
     else:
         with user_errors(), Store.open(db) as store:
             stats = store.stats()

@@ -112,6 +112,7 @@ def query_command(
         )
         raise typer.Exit(1)
     if target is not Target.latency:
+        stdout.print(table)
         _print_target(payload, target)
         return
     lat = payload["latency_ms"]
@@ -253,8 +254,8 @@ def platforms_command(
     table.add_column(
         "platform", no_wrap=True, min_width=max((len(r["name"]) for r in rows), default=8)
     )
-    table.add_column("here", no_wrap=True)
-    table.add_column("in db", no_wrap=True)
+    table.add_column("here", no_wrap=True, min_width=4)
+    table.add_column("in db", no_wrap=True, min_width=5)
     table.add_column("notes", ratio=1)
     for r in rows:
         here = "yes" if r["runs_onnx"] else ("zoo" if r["available"] else "no")
