@@ -14,6 +14,8 @@ from dataclasses import dataclass, fields
 
 from nnlat.errors import LimitExceededError
 
+DEFAULT_MAX_MODEL_BYTES = 2 * 1024**3  # protobuf's own limit for one message
+
 GiB = 1 << 30
 
 

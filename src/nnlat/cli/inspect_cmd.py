@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from nnlat.cli.checks import check_model_file
 from nnlat.cli.output import parse_input_shapes, print_json, spinner, stdout, user_errors
-from nnlat.graph.load import load
-from nnlat.graph.onnx_io import DEFAULT_MAX_MODEL_BYTES
-from nnlat.graph.summary import ModelSummary, summarize
+from nnlat.limits import DEFAULT_MAX_MODEL_BYTES
+
+if TYPE_CHECKING:
+    from nnlat.graph.summary import ModelSummary
 
 InputShapeOption = Annotated[
     list[str] | None,
@@ -37,6 +38,9 @@ def inspect_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Show a model's op histogram, FLOPs, params, bytes, graph hash and kernels."""
+    from nnlat.graph.load import load
+    from nnlat.graph.summary import summarize
+
     shapes = parse_input_shapes(input_shape)
     with user_errors(subject=model.name):
         check_model_file(model)

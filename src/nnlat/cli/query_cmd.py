@@ -17,7 +17,6 @@ from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.inspect_cmd import InputShapeOption
 from nnlat.cli.output import parse_input_shapes, print_json, spinner, stderr, stdout, user_errors
 from nnlat.cli.remote import ServerOption, TokenOption, client_of
-from nnlat.platform import UnknownPlatformError, match_platform
 
 
 class Target(StrEnum):
@@ -172,6 +171,7 @@ def _query_here(
     """Query on this host: the database first, a measurement (with a spinner) if needed."""
     from nnlat.measure.runner import reference_platform
     from nnlat.measure.types import MeasureSpec
+    from nnlat.platform import UnknownPlatformError
     from nnlat.querying import QueryEngine
     from nnlat.store import Store
 
@@ -289,6 +289,8 @@ def _onnx_limits(platforms: Iterable[Platform]) -> dict[str, str]:
 
 def _serving_head(platform: str, heads: list[str]) -> str | None:
     """The shipped predictor's head that answers for ``platform``, if any may."""
+    from nnlat.platform import UnknownPlatformError, match_platform
+
     try:
         return match_platform(platform, heads).head
     except UnknownPlatformError:

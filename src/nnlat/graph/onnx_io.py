@@ -22,9 +22,7 @@ from onnx import helper
 from nnlat.errors import ExternalDataError, ModelLoadError, ModelTooLargeError
 from nnlat.graph.ir import AttrValue, Graph, Node, TensorSpec, TensorValue
 from nnlat.graph.wire import WireFormatError, without_weight_data
-from nnlat.limits import DEFAULT_LIMITS, Limits
-
-DEFAULT_MAX_MODEL_BYTES = 2 * 1024**3  # protobuf's own limit for one message
+from nnlat.limits import DEFAULT_LIMITS, DEFAULT_MAX_MODEL_BYTES, Limits
 
 
 def read_model(
