@@ -119,8 +119,10 @@ def test_identical_queries_from_many_clients_measure_once(databases, farm_factor
     model = tiny_model(channels=7)
 
     def ask(_: int):
-        with Client(url, token) as client:
-            return client.query(model, farm.platform, timeout_s=120)
+        # 16 uploads at once are 16 capped loading children on a 2-core host: give each
+        # request more than the default 60 s, so load does not read as an unreachable server
+        with Client(url, token, timeout_s=240) as client:
+            return client.query(model, farm.platform, timeout_s=240)
 
     with ThreadPoolExecutor(16) as pool:
         results = list(pool.map(ask, range(16)))
