@@ -128,3 +128,19 @@ def test_cli_rejects_unknown_platform(tmp_path: Path) -> None:
         app, ["dataset", "build", "-f", "squeezenet", "-p", "mars-ort9.9-fp32-t1"], env=env
     )
     assert result.exit_code == 2 and "mars-ort9.9-fp32-t1" in result.output
+
+
+def test_tflite_campaign_keeps_the_format_not_the_file(store: Store) -> None:
+    """A TFLite zoo family measures on Vela; the store keeps its recipe, not 10 MB files."""
+    pytest.importorskip("tensorflow")
+    pytest.importorskip("ethosu.vela")
+    from nnlat.measure.backends.vela import VelaBackend
+
+    npu = VelaBackend().platforms()[0].name
+    report = build_dataset(store, ["cnn-kws"], 2, [npu])
+    assert report.rows()[0]["measured"] == 2 and report.rows()[0]["failed"] == 0
+    models = store.list_models(family="cnn-kws")
+    assert [m.source_format for m in models] == ["tflite", "tflite"]
+    assert all(store.get_model(m.graph_hash).source_bytes is None for m in models)
+    rerun = build_dataset(store, ["cnn-kws"], 2, [npu])
+    assert rerun.rows()[0]["skipped"] == 2

@@ -140,7 +140,9 @@ def build_dataset(
                 if platform not in todo:
                     report.skipped[family, platform.name] += 1
             if todo:
-                store.upsert_model(variant.graph, zoo_spec=variant.model.spec)
+                # The recipe regenerates the model: keep the store small (no 10 MB TFLite
+                # file per variant), as for ONNX zoo models.
+                store.upsert_model(variant.graph, zoo_spec=variant.model.spec, keep_source=False)
             for platform in todo:
                 result = measure(variant.graph, platform, spec, backends=backends)
                 store.add_measurement(result)

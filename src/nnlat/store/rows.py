@@ -42,10 +42,13 @@ SOURCE_FORMATS = ("tflite",)
 
 
 class SourceFile(NamedTuple):
-    """A model's original file in a format other than ONNX, as the store keeps it."""
+    """A model's original file in a format other than ONNX, as the store keeps it.
+
+    ``data`` is None when only the format is kept (a zoo recipe regenerates the file).
+    """
 
     format: str
-    data: bytes
+    data: bytes | None
 
 
 def source_file(source_format: str | None, data: bytes | None) -> SourceFile | None:
