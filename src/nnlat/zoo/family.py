@@ -54,8 +54,9 @@ class Family:
         source_format: ``"onnx"`` (``build`` gives a ``torch.nn.Module``, exported by
             :meth:`ZooModel.to_onnx`) or ``"tflite"`` (``build`` gives a Keras model,
             exported fully int8 by :meth:`ZooModel.to_tflite`; see ``nnlat.zoo.edge``).
-        export_tflite: for a TFLite family, (model builder, input shape) → ``.tflite``
-            bytes; passed in by ``nnlat.zoo.edge`` so that this module needs no TensorFlow.
+        export_tflite: for a TFLite family, (configuration, converter name or None) →
+            ``.tflite`` bytes; passed in by ``nnlat.zoo.edge`` (see
+            ``nnlat.zoo.edge.converters``), so that this module needs no TensorFlow.
     """
 
     name: str
@@ -66,7 +67,7 @@ class Family:
     output_shape: Callable[[Config], tuple[int, ...]] = class_logits
     canonical: Mapping[str, Config] = field(default_factory=dict)
     source_format: Literal["onnx", "tflite"] = "onnx"
-    export_tflite: Callable[[Callable[[], Any], tuple[int, ...]], bytes] | None = None
+    export_tflite: Callable[[Config, str | None], bytes] | None = None
 
     def model(self, config: Config) -> ZooModel:
         """Wrap ``config`` as a :class:`ZooModel` of this family."""
@@ -121,8 +122,12 @@ class ZooModel:
             module = self.definition.build(self.config)
         return module.to_empty(device="cpu").eval()
 
-    def to_tflite(self) -> bytes:
+    def to_tflite(self, converter: str | None = None) -> bytes:
         """Export a TFLite-format family's model as a fully int8 ``.tflite`` flatbuffer.
+
+        Args:
+            converter: ``"direct"`` (written without TensorFlow) or ``"tensorflow"``;
+                None: ``$NNLAT_TFLITE_CONVERTER``, else direct (``nnlat.zoo.edge.converters``).
 
         Raises:
             NnlatError: the family's source format is ONNX; use :meth:`to_onnx`.
@@ -131,8 +136,7 @@ class ZooModel:
         family = self.definition
         if family.source_format != "tflite" or family.export_tflite is None:
             raise NnlatError(f"{self.family} is an ONNX family; export it with to_onnx()")
-        config = self.config
-        return family.export_tflite(lambda: family.build(config), family.input_shape(config))
+        return family.export_tflite(self.config, converter)
 
     def to_onnx(self) -> onnx.ModelProto:
         """Export to a weight-free ONNX model (opset 17)."""

@@ -47,7 +47,8 @@ FAMILY = edge_family(
     summary="PerfSAGE CNN-CIFAR10: CNN-ImageNet's blocks, 3 blocks, channels ÷ 3, 32 px, int8",
     config_type=MBConvConfig,
     sample=sample,
-    build=cnn_imagenet.build,
+    network=cnn_imagenet.network,
+    keras_name="cnn_mbconv",
     input_shape=cnn_imagenet.input_shape,
     output_shape=cnn_imagenet.output_shape,
 )

@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Self
+from typing import Self, TypeVar
 
+from nnlat.zoo.edge.net import Activation, Net, Padding
 from nnlat.zoo.edge.space import as_config, edge_family
 from nnlat.zoo.family import Config
 
-if TYPE_CHECKING:
-    import keras
+T = TypeVar("T")
 
 OPS = ("inverted_bottleneck", "fused_mbconv", "identity")
 KERNELS = (3, 5)
@@ -179,26 +179,24 @@ def sample(rng: random.Random) -> MBConvConfig:
     return sample_space(rng, SPACE)
 
 
-def build(config: MBConvConfig) -> keras.Model:
-    """The Keras model of a configuration (NHWC input, ``(1, num_classes)`` logits).
+def network(config: MBConvConfig, nn: Net[T]) -> T:
+    """The network of a configuration (NHWC input, ``(1, num_classes)`` logits), written
+    against :class:`~nnlat.zoo.edge.net.Net` (Keras or the direct int8 writer).
 
     Raises:
         ValueError: a node's op is not one of :data:`OPS`.
     """
-    import keras
-
-    image = keras.Input((config.resolution, config.resolution, 3), batch_size=1)
-    x = _conv(image, config.stem_channels, 3, config.stem_stride, "relu")
+    x = nn.input((1, config.resolution, config.resolution, 3))
+    x = _conv(nn, x, config.stem_channels, 3, config.stem_stride, "relu")
     for block in config.blocks:
         for index, node in enumerate(block.nodes):
             stride = block.stride if index == 0 else 1
-            y = _node(x, node, block.channels, stride)
-            x = keras.layers.Add()([x, y]) if block.residual and index > 0 and y is not x else y
-    x = _conv(x, config.head_channels, 1, 1, "relu")
-    x = keras.layers.AveragePooling2D(pool_size=tuple(x.shape[1:3]))(x)
-    x = _conv(x, config.num_classes, 1, 1, None)
-    logits = keras.layers.Reshape((config.num_classes,))(x)
-    return keras.Model(image, logits, name="cnn_mbconv")
+            y = _node(nn, x, node, block.channels, stride)
+            x = nn.add(x, y) if block.residual and index > 0 and y is not x else y
+    x = _conv(nn, x, config.head_channels, 1, 1, "relu")
+    x = nn.average_pool(x)
+    x = _conv(nn, x, config.num_classes, 1, 1, None)
+    return nn.reshape(x, (1, config.num_classes))
 
 
 def input_shape(config: MBConvConfig) -> tuple[int, ...]:
@@ -211,23 +209,23 @@ def output_shape(config: MBConvConfig) -> tuple[int, ...]:
     return (1, config.num_classes)
 
 
-def _node(x: keras.KerasTensor, node: Node, channels: int, stride: int) -> keras.KerasTensor:
+def _node(nn: Net[T], x: T, node: Node, channels: int, stride: int) -> T:
     """One node; an identity returns ``x`` itself."""
     if node.op == "identity":
         return x
     if node.op == "inverted_bottleneck":
-        x = _conv(x, node.width, 1, 1, "relu")
-        x = _conv(x, None, node.kernel, stride, "relu")
+        x = _conv(nn, x, node.width, 1, 1, "relu")
+        x = _conv(nn, x, None, node.kernel, stride, "relu")
     elif node.op == "fused_mbconv":
-        x = _conv(x, node.width, node.kernel, stride, "relu")
+        x = _conv(nn, x, node.width, node.kernel, stride, "relu")
     else:
         raise ValueError(f"unknown node op {node.op!r}; expected one of {', '.join(OPS)}")
-    return _conv(x, channels, 1, 1, None)
+    return _conv(nn, x, channels, 1, 1, None)
 
 
 def _conv(
-    x: keras.KerasTensor, filters: int | None, kernel: int, stride: int, activation: str | None
-) -> keras.KerasTensor:
+    nn: Net[T], x: T, filters: int | None, kernel: int, stride: int, activation: Activation
+) -> T:
     """A k×k convolution (depthwise when ``filters`` is None), explicitly padded if strided.
 
     A strided layer is padded by k // 2 on every side, then convolved unpadded, as PyTorch
@@ -235,17 +233,13 @@ def _conv(
     TensorFlow's asymmetric "same" into the convolution; this symmetric one it keeps as a
     PAD operator, as in PerfSAGE's Table 2.
     """
-    import keras
-
-    padding = "same"
+    padding: Padding = "same"
     if stride > 1 and kernel > 1:
-        x = keras.layers.ZeroPadding2D(kernel // 2)(x)
+        x = nn.zero_pad(x, kernel // 2)
         padding = "valid"
     if filters is None:
-        return keras.layers.DepthwiseConv2D(kernel, stride, padding=padding, activation=activation)(
-            x
-        )
-    return keras.layers.Conv2D(filters, kernel, stride, padding=padding, activation=activation)(x)
+        return nn.depthwise_conv2d(x, (kernel, kernel), stride, padding, activation)
+    return nn.conv2d(x, filters, (kernel, kernel), stride, padding, activation)
 
 
 FAMILY = edge_family(
@@ -253,7 +247,8 @@ FAMILY = edge_family(
     summary="PerfSAGE CNN-ImageNet: EfficientNet-EdgeTPU-like 6×5 MBConv/fused/identity, int8",
     config_type=MBConvConfig,
     sample=sample,
-    build=build,
+    network=network,
+    keras_name="cnn_mbconv",
     input_shape=input_shape,
     output_shape=output_shape,
 )

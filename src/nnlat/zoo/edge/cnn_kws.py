@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Self
+from typing import Self, TypeVar
 
+from nnlat.zoo.edge.net import Net
 from nnlat.zoo.edge.space import as_config, edge_family
 from nnlat.zoo.family import Config
 
-if TYPE_CHECKING:
-    import keras
+T = TypeVar("T")
 
 FRAMES = 49
 COEFFICIENTS = 10
@@ -104,22 +104,18 @@ def sample(rng: random.Random) -> KwsConfig:
     )
 
 
-def build(config: KwsConfig) -> keras.Model:
-    """The Keras model: ``(1, frames × coefficients)`` fingerprint → ``(1, num_classes)``."""
-    import keras
-
-    fingerprint = keras.Input((config.frames * config.coefficients,), batch_size=1)
-    x = keras.layers.Reshape((config.frames, config.coefficients, 1))(fingerprint)
-    x = keras.layers.Conv2D(
-        config.first_channels, config.first_kernel, 2, padding="same", activation="relu"
-    )(x)
+def network(config: KwsConfig, nn: Net[T]) -> T:
+    """The network, written against :class:`~nnlat.zoo.edge.net.Net`:
+    ``(1, frames × coefficients)`` fingerprint → ``(1, num_classes)``."""
+    x = nn.input((1, config.frames * config.coefficients))
+    x = nn.reshape(x, (1, config.frames, config.coefficients, 1))
+    x = nn.conv2d(x, config.first_channels, config.first_kernel, 2, "same", "relu")
     for layer in config.layers:
-        x = keras.layers.DepthwiseConv2D(layer.kernel, padding="same", activation="relu")(x)
-        x = keras.layers.Conv2D(layer.channels, 1, activation="relu")(x)
-    x = keras.layers.AveragePooling2D(pool_size=tuple(x.shape[1:3]))(x)
-    x = keras.layers.Conv2D(config.num_classes, 1)(x)
-    logits = keras.layers.Reshape((config.num_classes,))(x)
-    return keras.Model(fingerprint, logits, name="cnn_kws")
+        x = nn.depthwise_conv2d(x, layer.kernel, 1, "same", "relu")
+        x = nn.conv2d(x, layer.channels, (1, 1), 1, "valid", "relu")
+    x = nn.average_pool(x)
+    x = nn.conv2d(x, config.num_classes, (1, 1), 1, "valid", None)
+    return nn.reshape(x, (1, config.num_classes))
 
 
 def input_shape(config: KwsConfig) -> tuple[int, ...]:
@@ -137,7 +133,8 @@ FAMILY = edge_family(
     summary="PerfSAGE CNN-KWS: DS-CNN keyword spotters on 49×10 MFCCs, non-square kernels, int8",
     config_type=KwsConfig,
     sample=sample,
-    build=build,
+    network=network,
+    keras_name="cnn_kws",
     input_shape=input_shape,
     output_shape=output_shape,
 )

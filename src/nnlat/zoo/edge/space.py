@@ -2,9 +2,11 @@
 
 Each space module defines a frozen configuration dataclass with ``to_config`` (plain
 JSON-able dict, the stored recipe) and ``from_config`` (its inverse), a seeded
-``sample(rng)`` and a Keras ``build(config)``. :func:`edge_family` wraps the three as a
-family whose source format is TFLite, so the registry, ``ZooModel`` and ``nnlat zoo
-export`` treat them like every other family.
+``sample(rng)`` and ``network(config, nn)``, its network written once against the op
+interface :class:`~nnlat.zoo.edge.net.Net`. :func:`edge_family` wraps them as a family
+whose source format is TFLite, so the registry, ``ZooModel`` and ``nnlat zoo export``
+treat them like every other family; its export writes the int8 flatbuffer directly or
+through TensorFlow (:mod:`nnlat.zoo.edge.converters`).
 """
 
 from __future__ import annotations
@@ -13,13 +15,12 @@ import dataclasses
 import json
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
+from typing import Any, Protocol, Self, TypeVar
 
-from nnlat.zoo.edge.tflite_export import export_int8
+from nnlat.zoo.edge.converters import export
+from nnlat.zoo.edge.keras_net import keras_builder
+from nnlat.zoo.edge.net import Net
 from nnlat.zoo.family import Config, Family
-
-if TYPE_CHECKING:
-    import keras
 
 
 class SpaceConfig(Protocol):
@@ -58,7 +59,8 @@ def edge_family(
     summary: str,
     config_type: type[C],
     sample: Callable[[random.Random], C],
-    build: Callable[[C], keras.Model],
+    network: Callable[[C, Net[Any]], Any],
+    keras_name: str,
     input_shape: Callable[[C], tuple[int, ...]],
     output_shape: Callable[[C], tuple[int, ...]],
 ) -> Family:
@@ -69,13 +71,15 @@ def edge_family(
         summary: one line for ``nnlat zoo list``.
         config_type: the space's configuration dataclass.
         sample: draws a configuration from a seeded ``random.Random``.
-        build: the Keras model of a configuration.
+        network: ``network(config, nn)``, the space's network against :class:`Net`.
+        keras_name: the Keras model's name (it prefixes TensorFlow's tensor names).
         input_shape: batch-1 input shape of a configuration (NHWC for images).
         output_shape: batch-1 output shape.
 
     Returns:
         A family with ``source_format="tflite"``.
     """
+    build = keras_builder(network, keras_name)
     return Family(
         name=name,
         summary=summary,
@@ -84,5 +88,11 @@ def edge_family(
         input_shape=lambda config: input_shape(config_type.from_config(config)),
         output_shape=lambda config: output_shape(config_type.from_config(config)),
         source_format="tflite",
-        export_tflite=export_int8,
+        export_tflite=lambda config, converter=None: export(
+            network,
+            config_type.from_config(config),
+            keras_name=keras_name,
+            input_shape=input_shape(config_type.from_config(config)),
+            converter=converter,
+        ),
     )

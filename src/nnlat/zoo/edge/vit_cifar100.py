@@ -29,13 +29,13 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Self
+from typing import Self, TypeVar
 
+from nnlat.zoo.edge.net import Net
 from nnlat.zoo.edge.space import as_config, edge_family
 from nnlat.zoo.family import Config
 
-if TYPE_CHECKING:
-    import keras
+T = TypeVar("T")
 
 RESOLUTION = 32
 PATCH_SIZE = 4
@@ -98,22 +98,20 @@ def sample(rng: random.Random) -> VitConfig:
     )
 
 
-def build(config: VitConfig) -> keras.Model:
-    """The Keras model: ``(1, R, R, 3)`` NHWC image → ``(1, num_classes)`` logits."""
-    import keras
-
+def network(config: VitConfig, nn: Net[T]) -> T:
+    """The network, written against :class:`~nnlat.zoo.edge.net.Net`: ``(1, R, R, 3)``
+    NHWC image → ``(1, num_classes)`` logits."""
     side, patch, dim = config.resolution // config.patch_size, config.patch_size, config.embed_dim
-    image = keras.Input((config.resolution, config.resolution, 3), batch_size=1)
-    x = keras.layers.Reshape((side, patch, side, patch * 3))(image)
-    x = keras.layers.Permute((1, 3, 2, 4))(x)
-    x = keras.layers.Reshape((side * side, patch * patch * 3))(x)
-    x = keras.layers.Dense(dim)(x)
-    x = _embed(x)
+    x = nn.input((1, config.resolution, config.resolution, 3))
+    x = nn.reshape(x, (1, side, patch, side, patch * 3))
+    x = nn.transpose(x, (0, 1, 3, 2, 4))
+    x = nn.reshape(x, (1, side * side, patch * patch * 3))
+    x = nn.dense(x, dim)
+    x = nn.class_token_and_position(x)
     for layer in config.layers:
-        x = keras.layers.Add()([x, _attention(x, layer, dim)])
-        x = keras.layers.Add()([x, _mlp(x, layer.mlp_ratio * dim, dim)])
-    logits = keras.layers.Dense(config.num_classes)(x[:, 0, :])
-    return keras.Model(image, logits, name="vit")
+        x = nn.add(x, _attention(nn, x, layer, dim))
+        x = nn.add(x, _mlp(nn, x, layer.mlp_ratio * dim, dim))
+    return nn.dense(nn.select(x, 1, 0), config.num_classes)
 
 
 def input_shape(config: VitConfig) -> tuple[int, ...]:
@@ -126,54 +124,27 @@ def output_shape(config: VitConfig) -> tuple[int, ...]:
     return (1, config.num_classes)
 
 
-def _attention(x: keras.KerasTensor, layer: Layer, dim: int) -> keras.KerasTensor:
+def _attention(nn: Net[T], x: T, layer: Layer, dim: int) -> T:
     """Multi-head self-attention with each head sliced out of one qkv projection."""
-    import keras
-    from keras import ops
-
     width = layer.heads * layer.head_dim
-    qkv = keras.layers.Dense(3 * width)(x)
+    qkv = nn.dense(x, 3 * width)
     scale = 1.0 / math.sqrt(layer.head_dim)
     heads = []
     for head in range(layer.heads):
         start = head * layer.head_dim
         q, k, v = (
-            qkv[:, :, offset + start : offset + start + layer.head_dim]
+            nn.slice_last(qkv, offset + start, offset + start + layer.head_dim)
             for offset in (0, width, 2 * width)
         )
-        scores = ops.matmul(q, ops.transpose(k, (0, 2, 1))) * scale
-        heads.append(ops.matmul(ops.softmax(scores, axis=-1), v))
-    out = heads[0] if len(heads) == 1 else ops.concatenate(heads, axis=-1)
-    return keras.layers.Dense(dim)(out)
+        scores = nn.scale(nn.batch_matmul(q, k, transpose_y=True), scale)
+        heads.append(nn.batch_matmul(nn.softmax(scores), v))
+    out = heads[0] if len(heads) == 1 else nn.concat(heads, axis=-1)
+    return nn.dense(out, dim)
 
 
-def _mlp(x: keras.KerasTensor, hidden: int, dim: int) -> keras.KerasTensor:
-    """Dense, GELU (tanh approximation, written out), dense."""
-    import keras
-    from keras import ops
-
-    h = keras.layers.Dense(hidden)(x)
-    inner = math.sqrt(2.0 / math.pi) * (h + 0.044715 * ops.power(h, 3))
-    h = 0.5 * h * (1.0 + ops.tanh(inner))
-    return keras.layers.Dense(dim)(h)
-
-
-def _embed(x: keras.KerasTensor) -> keras.KerasTensor:
-    """Prepend a learned class token (CONCATENATION), add a position embedding (ADD)."""
-    import keras
-    from keras import ops
-
-    # Defined here, not at module level: subclassing keras.layers.Layer imports TensorFlow.
-    class Embedding(keras.layers.Layer):
-        def build(self, input_shape: tuple[int, ...]) -> None:
-            tokens, dim = input_shape[1], input_shape[2]
-            self.class_token = self.add_weight(shape=(1, 1, dim), initializer="random_normal")
-            self.position = self.add_weight(shape=(1, tokens + 1, dim), initializer="random_normal")
-
-        def call(self, x: Any) -> Any:
-            return ops.concatenate([self.class_token, x], axis=1) + self.position
-
-    return Embedding()(x)
+def _mlp(nn: Net[T], x: T, hidden: int, dim: int) -> T:
+    """Dense, GELU (tanh approximation), dense."""
+    return nn.dense(nn.gelu(nn.dense(x, hidden)), dim)
 
 
 FAMILY = edge_family(
@@ -181,7 +152,8 @@ FAMILY = edge_family(
     summary="PerfSAGE ViT-CIFAR100: patch-4 transformers, per-layer heads/qkv/MLP ratio, int8",
     config_type=VitConfig,
     sample=sample,
-    build=build,
+    network=network,
+    keras_name="vit",
     input_shape=input_shape,
     output_shape=output_shape,
 )
