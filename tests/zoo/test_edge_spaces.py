@@ -1,8 +1,9 @@
 """PerfSAGE's four design spaces: seeded, in range, and exported as runnable fully int8 TFLite.
 
-The sampler checks need no TensorFlow. Exports cost seconds each on this machine, so the
-unmarked tests export two small models (a keyword spotter, a CIFAR CNN); every space's
-export runs under ``slow``.
+The sampler checks need no TensorFlow. The unmarked tests export two small models (a
+keyword spotter, a CIFAR CNN) with the direct writer (the default converter); TensorFlow's
+converter, seconds per model, and the large spaces run under ``slow``. The writer is
+checked against TensorFlow in ``test_edge_writer.py``.
 """
 
 from __future__ import annotations
@@ -190,29 +191,38 @@ def run_on_zeros(flatbuffer: bytes) -> np.ndarray:
     return interpreter.get_tensor(sink["index"])
 
 
-def check_export(name: str, seed: int) -> tuple[dict[str, int], list[list[int]]]:
+def check_export(
+    name: str, seed: int, converter: str = "direct"
+) -> tuple[dict[str, int], list[list[int]]]:
     """Export one sample; check it is fully int8, in range, runnable, deterministic.
 
     Returns:
         The operator counts and the convolutions' weight shapes.
     """
-    pytest.importorskip("tensorflow")
+    if converter == "tensorflow":
+        pytest.importorskip("tensorflow")
     family = get_family(name)
     model = family.model(family.sample(random.Random(seed)))
-    flatbuffer = model.to_tflite()
+    flatbuffer = model.to_tflite(converter)
     ops, types, kernels = describe(flatbuffer)
     int8, int32 = 9, 2  # tflite.TensorType.INT8 / INT32: int32 only for biases and shapes
     assert types <= {int8, int32}
     assert REQUIRED_OPS[name] <= set(ops) <= ALLOWED_OPS[name]
     assert run_on_zeros(flatbuffer).shape == family.output_shape(model.config)
-    # same recipe, same bytes (Keras name counters are reset before each build)
-    assert hashlib.sha256(model.to_tflite()).digest() == hashlib.sha256(flatbuffer).digest()
+    # same recipe, same bytes (seeded; Keras name counters are reset before each build)
+    assert (
+        hashlib.sha256(model.to_tflite(converter)).digest() == hashlib.sha256(flatbuffer).digest()
+    )
     return ops, kernels
 
 
-def test_a_keyword_spotter_exports_fully_int8_with_non_square_kernels() -> None:
+CONVERTERS = ["direct", pytest.param("tensorflow", marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("converter", CONVERTERS)
+def test_a_keyword_spotter_exports_fully_int8_with_non_square_kernels(converter: str) -> None:
     config = cnn_kws.sample(random.Random(2))
-    ops, kernels = check_export("cnn-kws", seed=2)
+    ops, kernels = check_export("cnn-kws", seed=2, converter=converter)
     assert ops["DEPTHWISE_CONV_2D"] == len(config.layers)
     assert ops["CONV_2D"] == len(config.layers) + 2  # first layer, pointwise, classifier
     # TFLite weights are [out, time, freq, in] (depthwise: [1, time, freq, channels])
@@ -220,17 +230,19 @@ def test_a_keyword_spotter_exports_fully_int8_with_non_square_kernels() -> None:
     assert [kernels[0][1], kernels[0][2]] == list(config.first_kernel)
 
 
-def test_a_cifar10_network_exports_fully_int8_with_pads_for_strided_layers() -> None:
+@pytest.mark.parametrize("converter", CONVERTERS)
+def test_a_cifar10_network_exports_fully_int8_with_pads_for_strided_layers(converter: str) -> None:
     config = cnn_cifar10.sample(random.Random(0))
-    ops, _ = check_export("cnn-cifar10", seed=0)
+    ops, _ = check_export("cnn-cifar10", seed=0, converter=converter)
     strided = sum(b.stride > 1 for b in config.blocks)
     assert ops["PAD"] == strided
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("converter", ["direct", "tensorflow"])
 @pytest.mark.parametrize("name", ["cnn-imagenet", "vit-cifar100"])
-def test_large_spaces_export_fully_int8(name: str) -> None:
-    check_export(name, seed=3)
+def test_large_spaces_export_fully_int8(name: str, converter: str) -> None:
+    check_export(name, seed=3, converter=converter)
 
 
 @pytest.mark.slow
