@@ -12,6 +12,7 @@ import random
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -119,3 +120,20 @@ def test_direct_and_tensorflow_exports_are_the_same_graph(name: str) -> None:
         assert Counter(ours) == Counter(theirs)
         if name != "vit-cifar100":  # the converter reorders attention heads' operators
             assert ours == theirs
+
+
+def test_cli_export_names_its_converter_and_refuses_an_unknown_one(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from nnlat.cli.main import app
+
+    args = ["zoo", "export", "-f", "cnn-kws", "-n", "2", "-o", str(tmp_path), "--json"]
+    result = CliRunner().invoke(app, [*args, "--converter", "direct"])
+    assert result.exit_code == 0, result.output
+    manifest = (tmp_path / "manifest.jsonl").read_text().splitlines()
+    assert [json.loads(line)["converter"] for line in manifest] == ["direct", "direct"]
+    result = CliRunner().invoke(app, [*args, "--converter", "bogus"])
+    assert result.exit_code != 0
+    assert "unknown TFLite converter 'bogus'" in result.output

@@ -55,6 +55,14 @@ def export_command(
     count: Annotated[int, typer.Option("--count", "-n", min=1, help="Distinct variants.")] = 10,
     seed: Annotated[int, typer.Option("--seed", "-s", help="Sampler seed.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    converter: Annotated[
+        str | None,
+        typer.Option(
+            "--converter",
+            help="TFLite families: 'direct' (default; no TensorFlow) or 'tensorflow' "
+            "(its post-training quantisation); default $NNLAT_TFLITE_CONVERTER.",
+        ),
+    ] = None,
 ) -> None:
     """Export COUNT structurally distinct variants of a family, in the family's format.
 
@@ -70,7 +78,8 @@ def export_command(
         records = []
         with progress_bar(as_json) as progress:
             task = progress.add_task(f"exporting {family}", total=count)
-            for index, (suffix, data, record) in enumerate(_variant_files(family, count, seed)):
+            files = _variant_files(family, count, seed, converter)
+            for index, (suffix, data, record) in enumerate(files):
                 name = f"{family}_{index:05d}_{suffix}"
                 _write_atomically(out / name, data)
                 records.append({"file": name, **record})
@@ -115,15 +124,19 @@ class ZooManifestError(NnlatError):
     """An existing manifest.jsonl that cannot be added to."""
 
 
-def _variant_files(family: str, count: int, seed: int) -> Iterator[tuple[str, bytes, dict]]:
+def _variant_files(
+    family: str, count: int, seed: int, converter: str | None = None
+) -> Iterator[tuple[str, bytes, dict]]:
     """(file name suffix, file bytes, manifest fields) per variant, in the family's format."""
     from nnlat.zoo import get_family
 
     if get_family(family).source_format == "tflite":
+        from nnlat.zoo.edge.converters import resolve_converter
         from nnlat.zoo.edge.variants import generate_tflite_variants
 
-        for tflite in generate_tflite_variants(family, count, seed):
-            fields = {"sha256": tflite.sha256, **tflite.model.spec}
+        name = resolve_converter(converter)  # an unknown name fails before any export
+        for tflite in generate_tflite_variants(family, count, seed, name):
+            fields = {"sha256": tflite.sha256, "converter": name, **tflite.model.spec}
             yield f"{tflite.sha256[:16]}.tflite", tflite.flatbuffer, fields
         return
     from nnlat.zoo.generate import generate_variants

@@ -28,13 +28,17 @@ class TFLiteVariant:
     sha256: str
 
 
-def generate_tflite_variants(family: str, count: int, seed: int = 0) -> Iterator[TFLiteVariant]:
+def generate_tflite_variants(
+    family: str, count: int, seed: int = 0, converter: str | None = None
+) -> Iterator[TFLiteVariant]:
     """Yield ``count`` distinct int8 TFLite variants of ``family``, deterministic for a seed.
 
     Args:
         family: a registered family whose source format is ``"tflite"``.
         count: how many distinct variants to yield.
         seed: seed of the sampler.
+        converter: ``"direct"`` or ``"tensorflow"`` (``nnlat.zoo.edge.converters``);
+            None: ``$NNLAT_TFLITE_CONVERTER``, else direct.
 
     Raises:
         UnknownNameError: no such family.
@@ -59,7 +63,7 @@ def generate_tflite_variants(family: str, count: int, seed: int = 0) -> Iterator
         if model.config_json in configs:
             continue  # same recipe, same bytes: skip the export
         configs.add(model.config_json)
-        flatbuffer = model.to_tflite()
+        flatbuffer = model.to_tflite(converter)
         digest = hashlib.sha256(flatbuffer).hexdigest()
         if digest not in digests:
             digests.add(digest)
