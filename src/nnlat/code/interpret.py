@@ -29,7 +29,7 @@ Example:
 from __future__ import annotations
 
 import operator
-import re
+import sys
 import typing
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -54,7 +54,6 @@ from nnlat.code.snippet import (
 MAX_NODES = 50_000
 ADD_TARGETS = (operator.add, torch.add, operator.iadd)
 _TORCH_DIR = str(Path(torch.__file__).resolve().parent)
-_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 _CONTROL_FLOW_HINT = (
     "the code branches or loops on a tensor's values (if/while/for, bool(), len(), int() "
     "of a traced tensor), which a tracer cannot follow; make it depend on constructor "
@@ -124,9 +123,35 @@ def _location(exc: BaseException, source: str) -> str:
     return where(frames[-1].filename, frames[-1].lineno) if frames else "<module>"
 
 
+class _LineTracer(fx.Tracer):
+    """An fx tracer that notes each call's ``file:line`` in ``node.meta["location"]``.
+
+    It walks the Python frames itself: fx's own ``record_stack_traces`` symbolises whole
+    tracebacks (and imports torch._inductor), seconds for a large network.
+    """
+
+    def __init__(self, source: str) -> None:
+        super().__init__()
+        self.source = source
+
+    def create_node(self, *args: Any, **kwargs: Any) -> fx.Node:
+        node = super().create_node(*args, **kwargs)
+        frame = sys._getframe(1)
+        fallback = ""
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if name == self.source:
+                node.meta["location"] = f"{name}:{frame.f_lineno}"
+                return node
+            if not fallback and not name.startswith(_TORCH_DIR) and name != __file__:
+                fallback = f"{name}:{frame.f_lineno}"
+            frame = frame.f_back
+        node.meta["location"] = fallback
+        return node
+
+
 def _trace(module: torch.nn.Module, source: str) -> fx.GraphModule:
-    tracer = fx.Tracer()
-    tracer.record_stack_traces = True
+    tracer = _LineTracer(source)
     try:
         graph = tracer.trace(module)
     except fx.proxy.TraceError as exc:
@@ -146,12 +171,8 @@ def _trace(module: torch.nn.Module, source: str) -> fx.GraphModule:
 
 
 def _node_location(node: fx.Node, source: str) -> str:
-    """``file:line`` of the call in the user's file (the last frame of it in the stack)."""
-    frames = _FRAME.findall(node.stack_trace or "")
-    mine = [(f, line) for f, line in frames if f == source] if source else []
-    if not mine:
-        mine = [(f, line) for f, line in frames if not f.startswith(_TORCH_DIR)]
-    return f"{mine[-1][0]}:{mine[-1][1]}" if mine else ""
+    """``file:line`` of the call in the user's code ("" if unknown)."""
+    return str(node.meta.get("location", ""))
 
 
 def _as_meta(value: Any) -> Any:

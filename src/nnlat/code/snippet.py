@@ -23,6 +23,7 @@ No white space other than the line breaks; numbers and names are as ``repr`` wri
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import re
@@ -171,6 +172,7 @@ def constructor_text(module: nn.Module) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=4096)
 def _refused_argument(text: str) -> str | None:
     """The argument a constructor text gives twice, found by building it on meta."""
     try:
