@@ -199,9 +199,8 @@ class TorchBackend:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(spec.seed)
             if isinstance(model, ZooModel):
-                from nnlat.zoo.registry import get_family
-
-                module = get_family(model.family).build(model.config)
+                # The variant's own family, registered or not (COBRA's generated layers).
+                module = model.definition.build(model.config)
                 names = ["input"]  # the one input of every zoo model (see ZooModel.to_onnx)
             else:
                 convert = _onnx2torch_convert()  # fail early, before any conversion work

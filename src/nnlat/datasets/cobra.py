@@ -1,0 +1,238 @@
+"""COBRA's two measurement campaigns, resumable, into gzip JSON Lines files.
+
+* :func:`measure_layers`: the *layers* dataset: random Table 4 layers
+  (:mod:`nnlat.zoo.cobra.layers`), each one snippet timed alone;
+* :func:`measure_networks`: the *networks* dataset: random ResNet-like networks
+  (:mod:`nnlat.zoo.cobra.networks`), de-duplicated by graph hash (each candidate is
+  exported to ONNX and hashed with :func:`nnlat.graph.graph_key`: isomorphic networks
+  hash alike), each built from its generated source file and timed whole.
+
+Both time with the project's protocol (:func:`nnlat.measure.runner.measure`: warm-up
+until settled, then runs until the median's 95 % interval is tight or the budget is
+spent), on the torch backend, which runs a zoo variant from its own PyTorch definition —
+here the snippet or the generated source.
+
+Draw ``i`` of a campaign uses ``random.Random(f"{seed}:{i}")``, so a restarted campaign
+draws the same items and skips those already in the file. Records are appended as gzip
+members (a batch at a time); a member cut short by a crash is dropped, and the file
+truncated to its last whole member, when the campaign resumes.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import zlib
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from nnlat.graph.hashing import graph_key
+from nnlat.measure.backends.registry import BackendFactory
+from nnlat.measure.runner import measure
+from nnlat.measure.types import Measurement, MeasureSpec
+from nnlat.registry import Registry
+from nnlat.zoo.cobra.layers import LAYERS, layer_snippet
+from nnlat.zoo.cobra.networks import NETWORKS, network_source
+
+# Thousands of layers of ~1-50 ms: the campaign budget of nnlat.datasets.CAMPAIGN_SPEC,
+# with half its timing time (each layer is one call, and there are 50,000 of them).
+LAYER_SPEC = MeasureSpec(warmup_min_runs=3, warmup_max_s=0.5, min_runs=10, max_time_s=0.5)
+NETWORK_SPEC = MeasureSpec(warmup_min_runs=3, warmup_max_s=1.0, min_runs=10, max_time_s=1.0)
+PLATFORM = "xeon-torch2.13-fp32-t1"
+
+OnRecord = Callable[[dict[str, Any]], None]
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """The records of a campaign file; a truncated last gzip member is cut off the file.
+
+    Args:
+        path: a ``.jsonl.gz`` file of concatenated gzip members (missing: no records).
+
+    Example:
+        >>> import tempfile
+        >>> p = Path(tempfile.mkdtemp()) / "r.jsonl.gz"
+        >>> append_records(p, [{"index": 0}]); append_records(p, [{"index": 1}])
+        >>> [r["index"] for r in read_records(p)]
+        [0, 1]
+    """
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    records: list[dict[str, Any]] = []
+    offset = 0
+    while offset < len(data):
+        member = zlib.decompressobj(wbits=31)
+        try:
+            text = member.decompress(data[offset:])
+        except zlib.error:
+            break
+        if not member.eof:
+            break  # cut short: everything from here on is dropped
+        records.extend(json.loads(line) for line in text.decode().splitlines() if line)
+        offset = len(data) - len(member.unused_data)
+    if offset < len(data):
+        with path.open("r+b") as handle:
+            handle.truncate(offset)
+    return records
+
+
+def append_records(path: Path, records: Iterable[dict[str, Any]]) -> None:
+    """Append ``records`` to ``path`` as one gzip member of JSON lines (one write)."""
+    lines = "".join(json.dumps(r, sort_keys=True) + "\n" for r in records)
+    if not lines:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("ab") as handle:
+        handle.write(gzip.compress(lines.encode(), mtime=0))
+
+
+def result_fields(measurement: Measurement) -> dict[str, Any]:
+    """What a record keeps of a measurement: status, latency (median ms) and statistics."""
+    stats = measurement.stats
+    return {
+        "platform": measurement.platform,
+        "graph_hash": measurement.graph_hash,
+        "status": measurement.status,
+        "error": measurement.error,
+        "latency_ms": stats.median_ms if stats is not None else None,
+        "stats": stats.model_dump() if stats is not None else None,
+        "stop_reason": measurement.stop_reason,
+        "compile_ms": measurement.compile_ms,
+        "cold_ms": measurement.cold_ms,
+        "protocol_version": measurement.protocol_version,
+        "environment": measurement.environment,
+        "created_at": measurement.created_at.isoformat(),
+    }
+
+
+def measure_layers(
+    path: Path,
+    count: int,
+    platform: str = PLATFORM,
+    *,
+    seed: int = 0,
+    spec: MeasureSpec = LAYER_SPEC,
+    backends: Registry[BackendFactory] | None = None,
+    batch: int = 25,
+    on_record: OnRecord | None = None,
+) -> int:
+    """Measure layers ``0..count-1`` of the layers dataset that ``path`` lacks.
+
+    Args:
+        path: the ``.jsonl.gz`` file (created, or resumed).
+        count: the dataset's size; items already in the file are skipped.
+        platform: where to time.
+        seed: the campaign's seed.
+        spec: the measurement protocol.
+        backends: the backend registry (tests pass a fake one).
+        batch: records per gzip member (what a crash can lose).
+        on_record: called with each new record.
+
+    Returns:
+        How many layers were measured now.
+
+    Example:
+        >>> import tempfile
+        >>> from nnlat.measure.backends.fake import FakeBackend
+        >>> from nnlat.measure.backends.registry import backend_registry
+        >>> reg = backend_registry({"fake": FakeBackend})
+        >>> p = Path(tempfile.mkdtemp()) / "l.jsonl.gz"
+        >>> fast = MeasureSpec(min_runs=3, max_time_s=0.05)
+        >>> run = lambda n: measure_layers(p, n, "fake-fake1.0-fp32-t1", spec=fast, backends=reg)
+        >>> run(2), run(3), [r["index"] for r in read_records(p)]
+        (2, 1, [0, 1, 2])
+    """
+    done = {r["index"] for r in read_records(path) if r.get("seed") == seed}
+    pending: list[dict[str, Any]] = []
+    measured = 0
+    for index in range(count):
+        if index in done:
+            continue
+        config = LAYERS.sample(random.Random(f"{seed}:{index}"))
+        result = measure(LAYERS.model(config), platform, spec, backends=backends)
+        record = {
+            "index": index,
+            "seed": seed,
+            "type": config["type"],
+            "config": config,
+            "snippet": layer_snippet(config),
+            **result_fields(result),
+        }
+        pending.append(record)
+        measured += 1
+        if on_record is not None:
+            on_record(record)
+        if len(pending) >= batch:
+            append_records(path, pending)
+            pending = []
+    append_records(path, pending)
+    return measured
+
+
+def measure_networks(
+    path: Path,
+    count: int,
+    platform: str = PLATFORM,
+    *,
+    seed: int = 0,
+    spec: MeasureSpec = NETWORK_SPEC,
+    backends: Registry[BackendFactory] | None = None,
+    on_record: OnRecord | None = None,
+    max_draws: int | None = None,
+) -> int:
+    """Measure distinct random networks until ``path`` holds ``count`` of them.
+
+    Candidates are drawn in order; one whose graph hash is already in the file (an
+    isomorphic network) is skipped. Each record carries the draw number, the
+    configuration, the generated source file and the measurement.
+
+    Args:
+        path: the ``.jsonl.gz`` file (created, or resumed).
+        count: distinct networks wanted in the file.
+        platform, seed, spec, backends, on_record: as :func:`measure_layers`.
+        max_draws: stop after this many draws in this call (None: no limit).
+
+    Returns:
+        How many networks were measured now.
+
+    Example:
+        >>> import tempfile
+        >>> from nnlat.measure.backends.fake import FakeBackend
+        >>> from nnlat.measure.backends.registry import backend_registry
+        >>> reg = backend_registry({"fake": FakeBackend})
+        >>> p = Path(tempfile.mkdtemp()) / "n.jsonl.gz"
+        >>> fast = MeasureSpec(min_runs=3, max_time_s=0.05)
+        >>> measure_networks(p, 1, "fake-fake1.0-fp32-t1", spec=fast, backends=reg)
+        1
+        >>> "class Net(nn.Module)" in read_records(p)[0]["source"]
+        True
+    """
+    records = [r for r in read_records(path) if r.get("seed") == seed]
+    seen = {r["graph_hash"] for r in records}
+    draw = max((r["draw"] for r in records), default=-1) + 1
+    measured = draws = 0
+    while len(seen) < count and (max_draws is None or draws < max_draws):
+        config = NETWORKS.sample(random.Random(f"{seed}:{draw}"))
+        draw, draws = draw + 1, draws + 1
+        model = NETWORKS.model(config)
+        digest = graph_key(model.to_graph()).digest
+        if digest in seen:
+            continue
+        seen.add(digest)
+        result = measure(model, platform, spec, backends=backends)
+        record = {
+            "draw": draw - 1,
+            "seed": seed,
+            "config": config,
+            "source": network_source(config),
+            **result_fields(result),
+            "graph_hash": digest,
+        }
+        append_records(path, [record])
+        measured += 1
+        if on_record is not None:
+            on_record(record)
+    return measured
