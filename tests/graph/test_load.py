@@ -175,6 +175,7 @@ def test_constant_weights_feeding_transpose_are_folded_not_compute() -> None:
     assert loaded.outputs[0].shape == (4, 8)
 
 
+@pytest.mark.slow
 def test_torch_export_is_deterministic() -> None:
     """Uninitialised weights must not change the exported graph (no initializer dedup)."""
     from nnlat.zoo import get_family

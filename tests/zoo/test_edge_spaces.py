@@ -143,6 +143,7 @@ def test_format_mismatches_raise_a_user_error() -> None:
         resnet.model(resnet.canonical["resnet18"]).to_tflite()
 
 
+@pytest.mark.slow
 def test_the_zoo_does_not_import_tensorflow() -> None:
     code = (
         "import sys, random, nnlat.zoo as z\n"
@@ -210,6 +211,7 @@ def check_export(name: str, seed: int) -> tuple[dict[str, int], list[list[int]]]
     return ops, kernels
 
 
+@pytest.mark.slow
 def test_a_keyword_spotter_exports_fully_int8_with_non_square_kernels() -> None:
     config = cnn_kws.sample(random.Random(2))
     ops, kernels = check_export("cnn-kws", seed=2)
@@ -220,6 +222,7 @@ def test_a_keyword_spotter_exports_fully_int8_with_non_square_kernels() -> None:
     assert [kernels[0][1], kernels[0][2]] == list(config.first_kernel)
 
 
+@pytest.mark.slow
 def test_a_cifar10_network_exports_fully_int8_with_pads_for_strided_layers() -> None:
     config = cnn_cifar10.sample(random.Random(0))
     ops, _ = check_export("cnn-cifar10", seed=0)
