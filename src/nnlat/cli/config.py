@@ -2,7 +2,8 @@
 
 The server reads its :class:`~nnlat.settings.Settings` when it starts; the commands that
 load a model (``inspect``, ``query``, ``predict``) read the same limits on untrusted
-models from the same variables, so ``NNLAT_MAX_NODES=1000`` means one thing everywhere.
+models from the same variables, so ``NNLAT_MAX_NODES=1000`` refuses the same models in
+both (``query`` and ``predict``: see :func:`check_configured_limits` for raised limits).
 """
 
 from __future__ import annotations
