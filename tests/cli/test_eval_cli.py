@@ -16,6 +16,7 @@ from nnlat.querying import QueryEngine
 from nnlat.store import Store
 from nnlat.testing.models import tiny_model
 
+pytestmark = pytest.mark.slow  # a measured dataset (module fixture), then trainings
 PLATFORMS = ["fake-fake1.0-fp32-t1", "fake-fake1.0-fp16-t1"]
 
 

@@ -144,7 +144,7 @@ def test_batch_over_a_hard_coded_batch_is_refused(tmp_path: Path, env: dict[str,
 
 def test_a_platform_typo_gets_did_you_mean(tmp_path: Path, env: dict[str, str]) -> None:
     name = reference_platform().name
-    typo = "x" + name[1:]
+    typo = ("y" if name.startswith("x") else "x") + name[1:]  # on a Xeon, "x…" is the name
     result = runner.invoke(app, ["query", str(tmp_path / "tiny.onnx"), "-p", typo], env=env)
     assert result.exit_code == 2
     assert f"did you mean {name!r}" in result.stderr

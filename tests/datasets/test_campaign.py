@@ -36,6 +36,7 @@ def campaign(store: Store, per_family: int, platforms: list[str] = PLATFORMS, **
     )
 
 
+@pytest.mark.slow
 def test_campaign_measures_every_variant_on_every_platform(store: Store) -> None:
     report = campaign(store, 3)
     assert sum(report.measured.values()) == 2 * 3 * 2 and not report.failed
@@ -50,6 +51,7 @@ def test_campaign_measures_every_variant_on_every_platform(store: Store) -> None
     assert rebuilt.config_json == json.dumps(model.zoo_spec["config"], sort_keys=True)
 
 
+@pytest.mark.slow
 def test_rerun_skips_done_work_and_extends_it(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -73,6 +75,7 @@ def test_rerun_skips_done_work_and_extends_it(
     assert len(store.list_measurements(platform=PLATFORMS[0])) == 6
 
 
+@pytest.mark.slow
 def test_same_seed_draws_the_same_variants(tmp_path: Path) -> None:
     a = Store.open(f"sqlite:///{tmp_path / 'a.sqlite'}")
     b = Store.open(f"sqlite:///{tmp_path / 'b.sqlite'}")
@@ -130,6 +133,7 @@ def test_cli_rejects_unknown_platform(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "mars-ort9.9-fp32-t1" in result.output
 
 
+@pytest.mark.slow
 def test_tflite_campaign_keeps_the_format_not_the_file(store: Store) -> None:
     """A TFLite zoo family measures on Vela; the store keeps its recipe, not 10 MB files."""
     pytest.importorskip("tensorflow")

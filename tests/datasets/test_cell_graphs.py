@@ -142,6 +142,7 @@ def test_records_have_one_graph_per_architecture_and_a_head_per_column(tmp_path:
         cell_records(table, "cpu")
 
 
+@pytest.mark.slow
 def test_every_published_architecture_has_a_distinct_cell_graph() -> None:
     table = read_latency_table(published_table("nas-bench-201"), "nas-bench-201")
     records = cell_records(table, "pixel3")

@@ -59,6 +59,7 @@ def test_reading_names_platforms_and_batch_sizes(help_csv: Path) -> None:
     assert table.source == "imported:help_latency_ms.csv"
 
 
+@pytest.mark.slow
 def test_import_is_idempotent_and_deduplicates_by_graph(store: Store, help_csv: Path) -> None:
     table = read_latency_table(help_csv, "nas-bench-201")
     first = import_latency_table(store, table, workers=1)
@@ -77,6 +78,7 @@ def test_import_is_idempotent_and_deduplicates_by_graph(store: Store, help_csv: 
     assert store.stats().measurements == first.measurements_added
 
 
+@pytest.mark.slow
 def test_a_file_with_unseen_devices_adds_platforms(tmp_path: Path, help_csv: Path) -> None:
     store = Store.open(f"sqlite:///{tmp_path / 'db.sqlite'}")
     import_latency_table(store, read_latency_table(help_csv, "nas-bench-201"), workers=1)
@@ -148,6 +150,7 @@ def test_bad_files_are_refused_with_a_reason(
         read_latency_table(path, space)
 
 
+@pytest.mark.slow
 def test_cli_imports_and_refuses(tmp_path: Path, help_csv: Path) -> None:
     db = f"sqlite:///{tmp_path / 'cli.sqlite'}"
     args = ["dataset", "import", str(help_csv), "--space", "nas-bench-201", "--db", db]

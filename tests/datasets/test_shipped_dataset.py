@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from nnlat.store import Store
 from nnlat.zoo.registry import NNLQP_FAMILIES
 
 DATASET = Path(__file__).parents[2] / "data" / "nnlqp10-xeon.jsonl.gz"
 
 
+@pytest.mark.slow
 def test_nnlqp10_dataset_imports_whole(tmp_path: Path) -> None:
     store = Store.open(f"sqlite:///{tmp_path / 'db.sqlite'}")
     report = store.import_(DATASET)
@@ -25,6 +28,7 @@ def test_nnlqp10_dataset_imports_whole(tmp_path: Path) -> None:
     assert model is not None and model.zoo_spec is not None
 
 
+@pytest.mark.slow
 def test_epyc_dataset_shares_graphs_with_the_xeon_one(tmp_path: Path) -> None:
     store = Store.open(f"sqlite:///{tmp_path / 'db.sqlite'}")
     report = store.import_(DATASET.with_name("epyc-ort.jsonl.gz"))

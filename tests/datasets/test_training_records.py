@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from nnlat.datasets import build_dataset
 from nnlat.datasets.training import load_records, without_realworld
 from nnlat.measure.backends.fake import FakeBackend
@@ -15,6 +17,7 @@ PLATFORM = "fake-fake1.0-fp32-t1"
 SPEC = MeasureSpec(min_runs=3, max_time_s=0.05)
 
 
+@pytest.mark.slow
 def test_records_carry_their_source_and_real_world_names() -> None:
     store = Store.open("sqlite://")
     backends = backend_registry({"fake": FakeBackend})

@@ -9,6 +9,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 CODE = """
 import time
 from nnlat.farm.deadline import JobTimeout, deadline
@@ -26,6 +28,7 @@ print("done")
 """
 
 
+@pytest.mark.slow
 def test_deadline_passes_through_exception_handlers() -> None:
     result = subprocess.run(
         [sys.executable, "-c", CODE], capture_output=True, text=True, timeout=60, check=True

@@ -21,7 +21,7 @@ from nnlat.graph import graph_key, load
 from nnlat.store import Store
 from nnlat.testing import tiny_model
 
-pytestmark = pytest.mark.services
+pytestmark = [pytest.mark.services, pytest.mark.slow]  # real servers and workers: minutes
 
 LIGHT_RESNET50 = (
     Path(__import__("onnx").__file__).parent / "backend/test/data/light/light_resnet50.onnx"

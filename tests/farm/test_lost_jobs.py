@@ -17,7 +17,7 @@ from nnlat.graph import graph_key, load
 from nnlat.store import Store
 from nnlat.testing import tiny_model
 
-pytestmark = pytest.mark.services
+pytestmark = [pytest.mark.services, pytest.mark.slow]  # real servers and workers: minutes
 
 
 @pytest.fixture

@@ -148,6 +148,7 @@ def test_warnings_come_back_and_workers_run_torch_on_one_thread() -> None:
     assert sorted(str(w.message) for w in caught) == sorted(f"warned for {i}" for i in range(20))
 
 
+@pytest.mark.slow
 def test_predict_many_in_workers_equals_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     trained, records = toy_predictor()
     platform = records[0].platform

@@ -79,6 +79,7 @@ def check(records: list[dict]) -> Counter[str]:
     return outcomes
 
 
+@pytest.mark.slow
 def test_one_of_every_kind(tmp_path: Path) -> None:
     records = run_corpus(tmp_path, count=23, seed=1)  # one of every kind
     outcomes = check(records)

@@ -15,6 +15,7 @@ from nnlat.measure.inputs import materialize_weights
 from nnlat.zoo import get_family
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", ["mobilenetv3", "nasbench201"])
 def test_every_kernel_runs_alone_with_the_shapes_it_has_in_the_model(family: str) -> None:
     spec = get_family(family)

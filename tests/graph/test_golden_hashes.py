@@ -42,6 +42,7 @@ def current_hashes() -> dict[str, str]:
     return hashes
 
 
+@pytest.mark.slow
 def test_hashes_match_golden_file() -> None:
     golden = json.loads(GOLDEN.read_text())
     assert golden["scheme"] == HASH_SCHEME_VERSION, "scheme bumped: regenerate the golden file"

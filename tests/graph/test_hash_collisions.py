@@ -94,6 +94,7 @@ def isomorphic(a: Graph, b: Graph) -> bool:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+@pytest.mark.slow
 @given(layer_lists(), layer_lists())
 def test_equal_hashes_exactly_for_isomorphic_graphs(a, b) -> None:
     ga, gb = load(build(a)), load(build(b))

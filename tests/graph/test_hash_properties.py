@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import onnx
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
@@ -99,6 +100,7 @@ def key(model: onnx.ModelProto) -> str:
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(random_graphs(), st.integers(0, 10_000))
 def test_hash_ignores_names_order_weights_and_docs(layers: list[Layer], seed: int) -> None:
@@ -125,6 +127,7 @@ def test_hash_changes_with_op_type(layers: list[Layer], data: st.DataObject) -> 
     assert key(build(mutated)) != key(build(layers))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(random_graphs(), st.data())
 def test_hash_changes_with_an_attribute(layers: list[Layer], data: st.DataObject) -> None:
@@ -137,6 +140,7 @@ def test_hash_changes_with_an_attribute(layers: list[Layer], data: st.DataObject
     assert key(build(mutated)) != key(build(layers))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(random_graphs())
 def test_hash_changes_with_a_shape(layers: list[Layer]) -> None:
@@ -152,6 +156,7 @@ def test_hash_changes_with_a_shape(layers: list[Layer]) -> None:
     assert key(build(narrow)) != key(build(wide))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(random_graphs(), st.data())
 def test_hash_changes_with_an_edge(layers: list[Layer], data: st.DataObject) -> None:

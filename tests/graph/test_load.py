@@ -107,6 +107,40 @@ def test_identity_and_dead_nodes_are_removed() -> None:
     assert [n.op_type for n in loaded.nodes] == ["Relu"]
 
 
+def test_identity_of_a_small_constant_folds_to_its_value() -> None:
+    """Identity is folded without the reference evaluator: the value must be the input's."""
+    target = numpy_helper.from_array(np.array([1, -1], np.int64), "target")
+    nodes = [
+        helper.make_node("Identity", ["target"], ["shared"]),
+        helper.make_node("Reshape", ["x", "shared"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=[target],
+    )
+    loaded = load(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    assert [n.op_type for n in loaded.nodes] == ["Reshape"]
+    assert loaded.outputs[0].shape == (1, 6)
+    stored = onnx.load_from_string(loaded.onnx_bytes)
+    (shape,) = (t for t in stored.graph.initializer if t.name == loaded.nodes[0].inputs[1])
+    assert numpy_helper.to_array(shape).tolist() == [1, -1]
+
+
+def test_data_propagating_ops_are_those_of_the_onnx_schemas() -> None:
+    """The per-operator lookup finds what a scan of every schema version finds."""
+    from onnx import defs
+
+    from nnlat.graph.passes.infer_shapes import propagates_data
+
+    schemas = [s for s in defs.get_all_schemas_with_history() if s.domain in ("", "ai.onnx")]
+    expected = {s.name for s in schemas if s.has_data_propagation_function} - {"Shape", "Size"}
+    assert expected and {s.name for s in schemas if propagates_data(s.name)} == expected
+    assert not propagates_data("NoSuchOperator")
+
+
 def test_nodes_out_of_order_are_sorted() -> None:
     model = tiny_model()
     nodes = list(model.graph.node)
@@ -141,6 +175,7 @@ def test_constant_weights_feeding_transpose_are_folded_not_compute() -> None:
     assert loaded.outputs[0].shape == (4, 8)
 
 
+@pytest.mark.slow
 def test_torch_export_is_deterministic() -> None:
     """Uninitialised weights must not change the exported graph (no initializer dedup)."""
     from nnlat.zoo import get_family

@@ -20,6 +20,7 @@ from nnlat.testing import tiny_model
 from nnlat.testing.conformance import ConformanceError, check_backend
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["ort", "openvino", "torch"])
 def test_real_backend_conformance(name: str) -> None:
     backend = get_backend(name)
@@ -31,6 +32,7 @@ def test_real_backend_conformance(name: str) -> None:
     check_backend(backend)
 
 
+@pytest.mark.slow
 def test_fake_backend_conformance() -> None:
     check_backend(FakeBackend(noise=0.05))
 

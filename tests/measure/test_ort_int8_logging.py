@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 PROBE = """
 import logging
 from onnx import TensorProto, helper
@@ -41,6 +43,7 @@ print(len(logging.getLogger().handlers), logging.getLogger().level)
 """
 
 
+@pytest.mark.slow
 def test_int8_prints_no_root_logger_lines_and_leaves_logging_as_it_was() -> None:
     done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True)
     assert "WARNING" not in done.stderr and "[INFO]" not in done.stderr, done.stderr

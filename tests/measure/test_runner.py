@@ -174,6 +174,7 @@ def test_platform_objects_and_default_threads_resolve() -> None:
     assert name == "fake-fake1.0-int8"
 
 
+@pytest.mark.slow
 def test_available_platforms_of_a_registry() -> None:
     names = [p.name for p in available_platforms(_registry())]
     assert names == ["fake-fake1.0-fp32-t1", "fake-fake1.0-fp16-t1", "fake-fake1.0-int8-t1"]

@@ -17,6 +17,7 @@ from nnlat.predictor.baselines.kernel_forest import KERNEL_COLUMNS, KernelForest
 from nnlat.predictor.baselines.linear import FlopsLinear, FlopsMacsLinear
 from nnlat.zoo.generate import generate_variants
 
+pytestmark = pytest.mark.slow  # the fixture exports 30 NAS-Bench-201 graphs
 N_GRAPHS = 30
 N_TRAIN = 22
 FLOPS = GRAPH_COLUMNS.index("flops")

@@ -173,6 +173,7 @@ def test_add_head_gives_a_working_new_head(trained: Predictor) -> None:
         assert float(torch.mean((model(batch) - target) ** 2)) < 0.5 * start
 
 
+@pytest.mark.slow
 def test_learns_a_latency_that_counts_operators() -> None:
     """A cell's latency as the sum of its operators' costs: the GCN must count them.
 

@@ -110,6 +110,7 @@ def test_toy_predictor_is_deterministic() -> None:
     np.testing.assert_allclose(a.predict_raw(raws, TOY_PLATFORM), b.predict_raw(raws, TOY_PLATFORM))
 
 
+@pytest.mark.slow
 def test_cli_trains_on_the_database_then_predicts(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'db.sqlite'}"
     with Store.open(db) as store:
@@ -217,6 +218,7 @@ def test_a_graph_twice_over_is_twice_as_slow_additively_and_the_same_by_its_mean
         assert math.isclose(doubled - once, expected, abs_tol=1e-4) == (shift == expected)
 
 
+@pytest.mark.slow
 def test_inference_aggregates_through_a_sparse_matrix_what_training_does_through_edges() -> None:
     # Without autograd the SAGE layers read a CSR adjacency (incoming_csr), with it the
     # edge list: the embeddings must not depend on which.

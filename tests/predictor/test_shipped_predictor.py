@@ -36,6 +36,7 @@ def test_shipped_predictor_loads_with_its_platforms() -> None:
         ("epyc-ort", PLATFORMS[0], "segnet"),
     ],
 )
+@pytest.mark.slow
 def test_shipped_predictor_fits_its_training_dataset(
     tmp_path: Path, dataset: str, platform: str, family: str
 ) -> None:
@@ -53,6 +54,7 @@ def test_shipped_predictor_fits_its_training_dataset(
     assert mape(measured, predicted) < 0.2, family
 
 
+@pytest.mark.slow
 def test_shipped_predictor_scales_with_batch_size() -> None:
     # Every training record has batch 1: a larger batch must still give a sane answer.
     from nnlat.zoo import get_family

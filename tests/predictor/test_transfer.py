@@ -54,6 +54,7 @@ def _measured(records: list[LatencyRecord]) -> np.ndarray:
     return np.array([r.latency_ms for r in records])
 
 
+@pytest.mark.slow
 def test_a_new_platform_gets_one_head_and_the_original_is_untouched(
     pretrained: Predictor,
 ) -> None:
@@ -93,6 +94,7 @@ def test_a_new_platform_gets_one_head_and_the_original_is_untouched(
     assert tuned.info["pretrained"] == info
 
 
+@pytest.mark.slow
 def test_the_new_head_starts_as_the_copied_head_rescaled(pretrained: Predictor) -> None:
     records = toy_records()
     raws = [r.raw for r in records]

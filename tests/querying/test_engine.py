@@ -135,6 +135,7 @@ def test_bad_platforms(engine: QueryEngine) -> None:
     assert engine.store.stats().measurements == 0
 
 
+@pytest.mark.slow
 def test_zoo_models_are_stored_with_their_recipe(engine: QueryEngine) -> None:
     family = get_family("nasbench201")
     model = family.model(family.canonical["nb201_all_conv3x3"])

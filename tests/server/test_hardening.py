@@ -101,6 +101,7 @@ def test_hostile_uploads_get_a_4xx_and_the_server_keeps_serving(
     assert server.http.get("/v1/health").status_code == 200
 
 
+@pytest.mark.slow
 def test_an_upload_over_the_memory_cap_is_refused_naming_it(tmp_path: Path) -> None:
     # Data propagation of 2**21 values takes ~450 MB. With no value limit it runs inside
     # the upload's own child, capped at 128 MiB: that cap is what refuses it.

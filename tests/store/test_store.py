@@ -439,6 +439,7 @@ def test_export_file_is_gzip_json_lines_with_a_header(store, tmp_path: Path) -> 
     assert by_hash[graph_key(graphs[1]).digest]["onnx_b64"]
 
 
+@pytest.mark.slow
 def test_import_of_many_models_crosses_chunk_boundaries(databases, tmp_path: Path) -> None:
     # Synthetic archive of 1,200 models on two platforms, written through a real store.
     source = databases.store()

@@ -40,6 +40,7 @@ def study_data(
     return records, arch_of
 
 
+@pytest.mark.slow
 def test_every_method_runs_on_one_split_and_resumes(
     study_data: tuple[list[LatencyRecord], dict[str, str]], tmp_path: Path
 ) -> None:
@@ -76,6 +77,7 @@ def test_every_method_runs_on_one_split_and_resumes(
     assert f"({len(records)} networks with a distinct ONNX graph)" in table
 
 
+@pytest.mark.slow
 def test_every_method_follows_the_estimator_contract(
     study_data: tuple[list[LatencyRecord], dict[str, str]],
 ) -> None:
@@ -88,6 +90,7 @@ def test_every_method_follows_the_estimator_contract(
         assert estimator.predict(records[16:]).shape == (len(records) - 16,)
 
 
+@pytest.mark.slow
 def test_an_ensemble_predicts_the_geometric_mean_of_its_members(
     study_data: tuple[list[LatencyRecord], dict[str, str]],
 ) -> None:

@@ -40,6 +40,7 @@ def test_multi_platform_needs_two_platforms() -> None:
         multi_platform.run(multi_platform.MultiPlatformConfig(settings=FAST), toy_records())
 
 
+@pytest.mark.slow
 def test_transfer_curves_cover_every_k_and_mode() -> None:
     records = [
         dataclasses.replace(r, family="small" if r.raw.graph_values[1] < 2e5 else "large")

@@ -144,6 +144,7 @@ def test_format_mismatches_raise_a_user_error() -> None:
         resnet.model(resnet.canonical["resnet18"]).to_tflite()
 
 
+@pytest.mark.slow
 def test_the_zoo_does_not_import_tensorflow() -> None:
     code = (
         "import sys, random, nnlat.zoo as z\n"

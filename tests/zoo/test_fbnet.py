@@ -89,6 +89,7 @@ def test_parameter_counts_follow_hw_nas_bench_skeleton() -> None:
         assert param_count(arch_config(row["arch_str"])) == expected_params(row["arch_str"])
 
 
+@pytest.mark.slow
 def test_dataset_archs_build_export_and_run() -> None:
     family = get_family("fbnet")
     for row in dataset_rows(20):

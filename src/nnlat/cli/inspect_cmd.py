@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from nnlat.cli.checks import check_model_file
+from nnlat.cli.config import configured_limits
 from nnlat.cli.output import parse_input_shapes, print_json, spinner, stdout, user_errors
 from nnlat.limits import DEFAULT_MAX_MODEL_BYTES
 
@@ -44,9 +45,14 @@ def inspect_command(
     shapes = parse_input_shapes(input_shape)
     with user_errors(subject=model.name):
         check_model_file(model)
+        limits = configured_limits()
         with spinner(f"loading {model.name}", quiet=as_json):
             graph = load(
-                model, input_shapes=shapes, batch_size=batch_size, max_model_bytes=max_model_bytes
+                model,
+                input_shapes=shapes,
+                batch_size=batch_size,
+                max_model_bytes=max_model_bytes,
+                limits=limits,
             )
             summary = summarize(graph)
     if as_json:

@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from nnlat.cli.checks import check_model_file, suggest
+from nnlat.cli.config import check_configured_limits
 from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.inspect_cmd import InputShapeOption
 from nnlat.cli.output import (
@@ -75,6 +76,7 @@ def predict_command(
             else:
                 from nnlat.predictor.api import load_predictor, predict_many
 
+                check_configured_limits(models, batch_size, shapes)
                 chosen = load_predictor(None if predictor is None else str(predictor))
                 if platform is not None:
                     _check_head(platform, chosen.platforms, predictor)

@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from nnlat.cli.checks import OptionError, check_model_file, suggest
+from nnlat.cli.config import check_configured_limits
 from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.inspect_cmd import InputShapeOption
 from nnlat.cli.output import parse_input_shapes, print_json, spinner, stderr, stdout, user_errors
@@ -85,6 +86,7 @@ def query_command(
             ):
                 result = client.query(model, platform, batch_size, shapes, refresh=refresh)
         else:
+            check_configured_limits([model], batch_size, shapes)
             platform, result = _query_here(
                 model, platform, batch_size, shapes, inputs, refresh, max_time, db, as_json
             )

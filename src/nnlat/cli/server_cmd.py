@@ -25,10 +25,10 @@ token_app = typer.Typer(help="API tokens of the server (stored hashed).", no_arg
 
 def settings_from(db: str | None, broker: str | None = None) -> Settings:
     """Settings from the environment, with the command line's options on top."""
-    from nnlat.settings import Settings
+    from nnlat.cli.config import read_settings
 
     overrides = {k: v for k, v in {"db_url": db, "broker_url": broker}.items() if v}
-    return Settings(**overrides)
+    return read_settings(**overrides)
 
 
 def serve_command(

@@ -27,6 +27,7 @@ installed would make inferred shapes, and so graph hashes, depend on the environ
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 
@@ -57,11 +58,32 @@ SHAPE_STAND_INS: dict[tuple[str, str], tuple[str, int, int]] = {
 # Ops whose data propagation copies or combines the values of their inputs (ONNX holds
 # each value as one protobuf dimension): a huge 1-D input to one of them is the bomb.
 # Shape and Size only read their input's shape, which is bounded by its rank.
-_PROPAGATING = frozenset(
-    schema.name
-    for schema in defs.get_all_schemas_with_history()
-    if schema.has_data_propagation_function and schema.domain in ("", "ai.onnx")
-) - {"Shape", "Size"}
+_READ_SHAPE_ONLY = frozenset({"Shape", "Size"})
+
+
+@functools.cache
+def propagates_data(op_type: str) -> bool:
+    """Whether any version of default-domain operator ``op_type`` propagates values.
+
+    Looked up per operator type met (walking back through its versions) rather than
+    over all ~700 schemas of every version at import, which cost ~15 ms of every
+    command's start-up.
+
+    Example:
+        >>> propagates_data("Concat"), propagates_data("Conv"), propagates_data("Shape")
+        (True, False, False)
+    """
+    if op_type in _READ_SHAPE_ONLY:
+        return False
+    try:
+        schema = defs.get_schema(op_type, "")
+        while not schema.has_data_propagation_function:
+            if schema.since_version <= 1:
+                return False
+            schema = defs.get_schema(op_type, schema.since_version - 1, "")
+    except defs.SchemaError:  # no such operator (at this version or before)
+        return False
+    return True
 
 
 def infer_shapes(model: onnx.ModelProto, options: NormalizeOptions) -> None:
@@ -176,7 +198,7 @@ def _bounded(model: onnx.ModelProto, limits: Limits) -> bool:
             # Only values held in the file propagate (weights have none by now).
             sizes[tensor.name] = elements if len(tensor.dims) <= 1 and has_data(tensor) else -1
         for node in graph.node:
-            if node.op_type in _PROPAGATING and node.domain in ("", "ai.onnx"):
+            if node.domain in ("", "ai.onnx") and propagates_data(node.op_type):
                 for name in node.input:
                     size = sizes.get(name) if name else -1
                     if size is None:
