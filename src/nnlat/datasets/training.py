@@ -1,8 +1,8 @@
 """Training data for predictors: the store's measurements joined with graph features.
 
 Each ``ok`` measurement becomes a :class:`LatencyRecord`: the model's graph hash and
-family, the platform, batch size, median latency, and the raw features of the graph as
-measured. A zoo model is regenerated from its stored recipe, any other model is loaded
+family, the platform, batch size, median latency, memory and energy where measured
+(:func:`memory_bytes`), and the raw features of the graph as measured. A zoo model is regenerated from its stored recipe, any other model is loaded
 from its stored ONNX. Raw features are cached on disk by graph hash and input shapes
 (one small ``.npz`` each, under the feature schema version), so a second training run
 reads them instead of exporting thousands of models again.
@@ -54,6 +54,24 @@ def record_source(model: StoredModel, measurement: Measurement) -> tuple[str, st
     return (ZOO if model.zoo_spec is not None else ONNX), family
 
 
+def memory_bytes(measurement: Measurement) -> float | None:
+    """A measurement's memory target: SRAM used on an NPU (Vela's estimate), else the
+    peak working memory the backend measured; None when neither is known.
+
+    Example:
+        >>> from datetime import UTC, datetime
+        >>> m = Measurement(graph_hash="h", platform="p", batch_size=1, input_shapes={},
+        ...                 status="ok", created_at=datetime.now(UTC), peak_memory_bytes=4096)
+        >>> memory_bytes(m)
+        4096.0
+    """
+    if measurement.npu is not None:
+        return float(measurement.npu.sram_used_bytes)
+    if measurement.peak_memory_bytes is not None:
+        return float(measurement.peak_memory_bytes)
+    return None
+
+
 def default_cache_dir() -> Path:
     """Where raw features are cached: the user cache directory, per feature version."""
     root = Path(platformdirs.user_cache_dir("nnlat", appauthor=False))
@@ -61,17 +79,22 @@ def default_cache_dir() -> Path:
 
 
 def graph_of(model: StoredModel, input_shapes: dict[str, tuple[int, ...]]) -> Graph:
-    """The graph of a stored model at ``input_shapes``: regenerated from its zoo recipe,
-    or loaded from its stored ONNX.
+    """The graph of a stored model at ``input_shapes``: regenerated from its zoo recipe
+    (exported as its family's source format: ONNX, or int8 TFLite), or loaded from its
+    stored ONNX.
 
     Raises:
         NnlatError: the store kept neither a recipe nor the ONNX.
     """
     if model.onnx_bytes is not None:
         return load(model.onnx_bytes, input_shapes=input_shapes)
+    if model.source_bytes is not None:  # a TFLite file kept as given
+        return load(model.source_bytes, input_shapes=input_shapes)
     if model.zoo_spec is not None:
         zoo = get_family(model.zoo_spec["family"]).model(model.zoo_spec["config"])
-        return load(zoo.to_onnx(), input_shapes=input_shapes)
+        # A TFLite family's measured model is its int8 TFLite export (PerfSAGE's spaces).
+        tflite = zoo.definition.source_format == "tflite"
+        return load(zoo.to_tflite() if tflite else zoo.to_onnx(), input_shapes=input_shapes)
     raise NnlatError(f"model {model.graph_hash} has neither ONNX nor a zoo recipe in the store")
 
 
@@ -173,6 +196,8 @@ def load_records(
                 latency_ms=measurement.stats.median_ms,
                 raw=raw,
                 source=source,
+                memory_bytes=memory_bytes(measurement),
+                energy_j=measurement.energy_j,
             )
         )
         if on_record is not None:
