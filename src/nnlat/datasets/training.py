@@ -148,6 +148,7 @@ def load_records(
     *,
     cache_dir: Path | None = None,
     on_record: OnRecord | None = None,
+    cached_only: bool = False,
 ) -> list[LatencyRecord]:
     """Every ``ok`` measurement of the store (optionally filtered) as a training record.
 
@@ -157,6 +158,9 @@ def load_records(
         families: only models of these families (default: all).
         cache_dir: the raw-feature cache; None disables caching.
         on_record: progress callback.
+        cached_only: leave out the measurements whose features are not in ``cache_dir``
+            yet, instead of rebuilding their graphs (a TFLite zoo model is exported again:
+            seconds each); ``scripts/cache_features.py`` fills the cache in the background.
 
     Returns:
         Records in the store's order (oldest measurement first).
@@ -179,6 +183,12 @@ def load_records(
         for family in (families or [None])
         for m in store.list_measurements(platform=platform, family=family)
     ]
+    if cached_only and cache_dir is not None:
+        measurements = [
+            m
+            for m in measurements
+            if cache_path(cache_dir, m.graph_hash, dict(m.input_shapes)).exists()
+        ]
     records = []
     models: dict[str, StoredModel] = {}  # a model measured on several platforms: one read
     for done, measurement in enumerate(measurements, start=1):
