@@ -92,10 +92,25 @@ def graph_of(model: StoredModel, input_shapes: dict[str, tuple[int, ...]]) -> Gr
         return load(model.source_bytes, input_shapes=input_shapes)
     if model.zoo_spec is not None:
         zoo = get_family(model.zoo_spec["family"]).model(model.zoo_spec["config"])
-        # A TFLite family's measured model is its int8 TFLite export (PerfSAGE's spaces).
-        tflite = zoo.definition.source_format == "tflite"
-        return load(zoo.to_tflite() if tflite else zoo.to_onnx(), input_shapes=input_shapes)
+        if zoo.definition.source_format == "tflite":
+            return _tflite_zoo_graph(zoo.to_tflite(), input_shapes)
+        return load(zoo.to_onnx(), input_shapes=input_shapes)
     raise NnlatError(f"model {model.graph_hash} has neither ONNX nor a zoo recipe in the store")
+
+
+def _tflite_zoo_graph(flatbuffer: bytes, input_shapes: dict[str, tuple[int, ...]]) -> Graph:
+    """The graph of a TFLite zoo model (PerfSAGE's spaces), checked against the measured
+    shapes. It is loaded at its own shapes: the IR may name an input otherwise than the
+    file does (``input_0`` for ``x``), so the measured names cannot be passed back.
+
+    Raises:
+        NnlatError: the model's input shapes are not the measured ones.
+    """
+    graph = load(flatbuffer)
+    own = sorted(tuple(int(d) for d in spec.shape or ()) for spec in graph.inputs)
+    if own != sorted(tuple(shape) for shape in input_shapes.values()):
+        raise NnlatError(f"regenerated TFLite inputs {own} differ from the measured {input_shapes}")
+    return graph
 
 
 def cache_path(cache_dir: Path, graph_hash: str, shapes: dict[str, tuple[int, ...]]) -> Path:
