@@ -56,7 +56,7 @@ def cache_round(db: Path, families: list[str], chunk: int, cache_dir: Path) -> i
                 start = time.perf_counter()
                 try:
                     cache_raw(cache_dir, measurement.graph_hash, shapes, graph_of(model, shapes))
-                except Exception as error:  # noqa: BLE001 -- one model's failure is reported, not fatal
+                except Exception as error:
                     print(f"{family} {measurement.graph_hash}: {error}", file=sys.stderr)
                     continue
                 done += 1

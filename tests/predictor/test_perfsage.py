@@ -43,9 +43,9 @@ def test_cfe_gives_each_operator_type_its_own_input_weights(cfe: bool) -> None:
         net.categories.weight.fill_(0.5)
     a, b = (net.embed(Batch.from_data_list([graph(op)])) for op in (0, 1))
     assert torch.allclose(a, b) is not cfe
-    assert sum(p.numel() for p in net.input.parameters()) == (
-        (len(NODE_COLUMNS) + 1) * 8 + 8
-    ) * (OPS if cfe else 1)
+    assert sum(p.numel() for p in net.input.parameters()) == ((len(NODE_COLUMNS) + 1) * 8 + 8) * (
+        OPS if cfe else 1
+    )
 
 
 def test_perfsage_learns_the_toy_latency_and_saves(tmp_path: Path) -> None:

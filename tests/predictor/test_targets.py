@@ -70,14 +70,16 @@ def test_one_embedding_answers_every_head(two_targets: Predictor) -> None:
     every = two_targets.predict_heads(raws)
     assert list(every) == two_targets.heads
     for (platform, target), values in every.items():
-        np.testing.assert_allclose(values, two_targets.predict_raw(raws, platform, target), rtol=1e-5)
+        np.testing.assert_allclose(
+            values, two_targets.predict_raw(raws, platform, target), rtol=1e-5
+        )
     assert list(two_targets.predict_all(raws)) == [TOY_PLATFORM, NPU]
 
 
 def test_unknown_target_on_a_known_platform_names_the_targets(two_targets: Predictor) -> None:
-    with pytest.raises(PredictorError, match="does not predict energy.*latency, memory"):
+    with pytest.raises(PredictorError, match=r"does not predict energy.*latency, memory"):
         two_targets.head(TOY_PLATFORM, "energy")
-    with pytest.raises(PredictorError, match="does not predict memory.*latency"):
+    with pytest.raises(PredictorError, match=r"does not predict memory.*latency"):
         predict(tiny_model(), NPU, predictor=two_targets, target="memory")
 
 
@@ -126,7 +128,9 @@ def test_a_checkpoint_from_before_targets_loads_as_latency_heads(tmp_path: Path)
     old = Predictor.load(saved)
     assert old.heads == [(TOY_PLATFORM, "latency")] and old.log_scales == [0.0]
     raws = [r.raw for r in toy_records()]
-    np.testing.assert_allclose(old.predict_raw(raws, TOY_PLATFORM), predictor.predict_raw(raws, TOY_PLATFORM))
+    np.testing.assert_allclose(
+        old.predict_raw(raws, TOY_PLATFORM), predictor.predict_raw(raws, TOY_PLATFORM)
+    )
 
 
 def test_upsample_gives_every_group_its_share() -> None:

@@ -79,7 +79,9 @@ def perfsage_command(
         with progress_bar() as progress:
             records = []
             if not report_only:
-                records = _records(db, comma_list(platforms) or None, config.spaces, cached_only, progress)
+                records = _records(
+                    db, comma_list(platforms) or None, config.spaces, cached_only, progress
+                )
             task = progress.add_task("runs", total=None)
             results = study.run(
                 config,
@@ -95,7 +97,11 @@ def perfsage_command(
 
 
 def _records(
-    db: str | None, platforms: list[str] | None, spaces: tuple[str, ...], cached_only: bool, progress
+    db: str | None,
+    platforms: list[str] | None,
+    spaces: tuple[str, ...],
+    cached_only: bool,
+    progress,
 ):  # type: ignore[no-untyped-def]
     """The spaces' records of the database (features from the cache where they are)."""
     from nnlat.datasets.training import default_cache_dir, load_records

@@ -2,8 +2,9 @@
 
 Each ``ok`` measurement becomes a :class:`LatencyRecord`: the model's graph hash and
 family, the platform, batch size, median latency, memory and energy where measured
-(:func:`memory_bytes`), and the raw features of the graph as measured. A zoo model is regenerated from its stored recipe, any other model is loaded
-from its stored ONNX. Raw features are cached on disk by graph hash and input shapes
+(:func:`memory_bytes`), and the raw features of the graph as measured. A zoo model is
+regenerated from its stored recipe, any other model is loaded from its stored ONNX (or
+its kept TFLite file). Raw features are cached on disk by graph hash and input shapes
 (one small ``.npz`` each, under the feature schema version), so a second training run
 reads them instead of exporting thousands of models again.
 """

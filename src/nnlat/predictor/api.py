@@ -17,8 +17,8 @@ import torch
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from nnlat.errors import NnlatWarning
-from nnlat.features.records import TARGET_UNITS
 from nnlat.features.raw import RawFeatures, raw_features
+from nnlat.features.records import TARGET_UNITS
 from nnlat.forked import iter_forked, processes
 from nnlat.graph.hashing import graph_key
 from nnlat.graph.ir import Graph
@@ -182,9 +182,7 @@ def predict_many(
         else load_predictor(None if predictor is None else str(predictor))
     )
     # an unknown platform fails before any model is loaded
-    head = _head_for(
-        chosen, platform, "PREDICTOR" if predictor is None else str(predictor), target
-    )
+    head = _head_for(chosen, platform, "PREDICTOR" if predictor is None else str(predictor), target)
     load_one = functools.partial(_load_features, batch_size=batch_size, input_shapes=input_shapes)
     loaded: list[tuple[str, RawFeatures]] = []
 

@@ -168,7 +168,9 @@ class Predictor:
         self.platforms = list(platforms)
         self.targets = list(targets) if targets is not None else [LATENCY] * len(self.platforms)
         self.log_scales = (
-            [float(v) for v in log_scales] if log_scales is not None else [0.0] * len(self.platforms)
+            [float(v) for v in log_scales]
+            if log_scales is not None
+            else [0.0] * len(self.platforms)
         )
         if not len(self.platforms) == len(self.targets) == len(self.log_scales):
             raise PredictorError("platforms, targets and log_scales must have one entry a head")
@@ -278,7 +280,9 @@ class Predictor:
         train = [d for i in train_idx for d in self._record_data(records[i])]
         valid = [d for i in valid_idx for d in self._record_data(records[i])]
         if not train:
-            raise PredictorError("no training record carries a target this predictor has a head for")
+            raise PredictorError(
+                "no training record carries a target this predictor has a head for"
+            )
         result = train_network(self.net, train, valid, settings, on_epoch)
         self.net.cpu().eval()
         self.info = {

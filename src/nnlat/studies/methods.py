@@ -230,7 +230,9 @@ def _perfsage(config: Mapping[str, object], **training: object) -> Method:
 
     def build(context: MethodContext) -> LatencyEstimator:
         study = context.settings
-        update = {k: getattr(study, k) for k in _PERFSAGE_STUDY_FIELDS if k in study.model_fields_set}
+        update = {
+            k: getattr(study, k) for k in _PERFSAGE_STUDY_FIELDS if k in study.model_fields_set
+        }
         settings = PERFSAGE_SETTINGS.model_copy(update={**update, **training})
         merged = {**context.config, **config}
         return GraphEstimator("perfsage", merged, settings, context.random_state, context.targets)

@@ -244,19 +244,29 @@ def _score(
         for platform, target in predictor.heads:
             if target not in targets:
                 continue
-            scored = [
-                r for r in records if r.platform == platform and r.target(target) is not None
-            ]
+            scored = [r for r in records if r.platform == platform and r.target(target) is not None]
             if not scored:
                 continue
             measured = [float(r.target(target)) for r in scored]  # type: ignore[arg-type]
             predicted = predictor.predict_records(scored, target).tolist()
             rows.append(
                 PerfsageResult(
-                    run.method, run.mode, run.space, space, platform, target, seed,
-                    train_graphs, len(scored), mape(measured, predicted),
-                    result.best_valid_mape, result.best_epoch, seconds, measured, predicted,
-                )  # fmt: skip
+                    run.method,
+                    run.mode,
+                    run.space,
+                    space,
+                    platform,
+                    target,
+                    seed,
+                    train_graphs,
+                    len(scored),
+                    mape(measured, predicted),
+                    result.best_valid_mape,
+                    result.best_epoch,
+                    seconds,
+                    measured,
+                    predicted,
+                )
             )
     return rows
 
@@ -326,9 +336,7 @@ def _short(platform: str) -> str:
 def _columns(rows: Sequence[PerfsageResult]) -> list[tuple[str, str]]:
     """(target, platform) columns in the paper's order: CPU before NPU, latency first."""
     keys = {(r.target, r.platform) for r in rows}
-    return sorted(
-        keys, key=lambda k: ("vela" in k[1], k[1], TARGET_ORDER.index(k[0]))
-    )
+    return sorted(keys, key=lambda k: ("vela" in k[1], k[1], TARGET_ORDER.index(k[0])))
 
 
 def _mape(rows: Sequence[PerfsageResult], **match: str) -> float | None:
@@ -499,7 +507,9 @@ def bin_errors(
     out = []
     for b in range(bins):
         inside = which == b
-        error = float(np.mean(np.abs(p[inside] - y[inside]) / y[inside])) if inside.any() else math.nan
+        error = (
+            float(np.mean(np.abs(p[inside] - y[inside]) / y[inside])) if inside.any() else math.nan
+        )
         out.append((float(edges[b]), float(edges[b + 1]), int(inside.sum()), round(error, 6)))
     return out
 
@@ -526,7 +536,8 @@ def _figure3_text(rows: Sequence[PerfsageResult], column: tuple[str, str]) -> li
         bin_errors(hybrid.measured, hybrid.predicted),
         strict=True,
     ):
-        lines.append(f"| {low:.3g}-{high:.3g} | {n} | {_cell(a if n else None)} | {_cell(b if n else None)} |")
+        cells = [_cell(e if n else None) for e in (a, b)]
+        lines.append(f"| {low:.3g}-{high:.3g} | {n} | {cells[0]} | {cells[1]} |")
     return [*lines, ""]
 
 
@@ -578,7 +589,12 @@ def _figure4_text(
     for alpha in ran:
         cells = [_cell(points.get(s, {}).get(alpha)) for s in spaces]
         lines.append(f"| {alpha:g} | " + " | ".join(cells) + f" | {_cell(valid.get(alpha))} |")
-    return [*lines, "", "α = 10 is the paper's choice, fixed before these runs; α = 0 is MAPE alone.", ""]
+    return [
+        *lines,
+        "",
+        "α = 10 is the paper's choice, fixed before these runs; α = 0 is MAPE alone.",
+        "",
+    ]
 
 
 def plot(study: Results[PerfsageConfig, PerfsageResult], directory: Path) -> list[Path]:
@@ -596,7 +612,9 @@ def plot(study: Results[PerfsageConfig, PerfsageResult], directory: Path) -> lis
     pair = _figure3_rows(rows, column)
     if pair is not None:
         fig, axes = plt.subplots(3, 2, figsize=(9, 8), sharex=True)
-        for col, (title, row) in enumerate((("MAPE loss", pair[0]), ("hybrid loss (α = 10)", pair[1]))):
+        for col, (title, row) in enumerate(
+            (("MAPE loss", pair[0]), ("hybrid loss (α = 10)", pair[1]))
+        ):
             y = np.asarray(row.measured)
             error = np.abs(np.asarray(row.predicted) - y) / y * 100
             bins = bin_errors(row.measured, row.predicted)
@@ -609,7 +627,9 @@ def plot(study: Results[PerfsageConfig, PerfsageResult], directory: Path) -> lis
                 [g if len(g) else [math.nan] for g in groups], positions=centres, widths=width,
                 showfliers=False, manage_ticks=False,
             )  # fmt: skip
-            axes[2, col].bar(centres, [0 if math.isnan(b[3]) else b[3] * 100 for b in bins], width=width)
+            axes[2, col].bar(
+                centres, [0 if math.isnan(b[3]) else b[3] * 100 for b in bins], width=width
+            )
         axes[0, 0].set_ylabel("graphs")
         axes[1, 0].set_ylabel("APE %")
         axes[2, 0].set_ylabel("MAPE %")
