@@ -62,3 +62,25 @@ def test_split_is_by_graph_and_the_same_for_every_method() -> None:
     first = study.split_space(records, 0.2, seed=3)
     assert first == study.split_space(records, 0.2, seed=3)
     assert study.cap_per_space(records, 2) == [r for r in records[:4]]
+
+
+def test_eval_command_rebuilds_the_report_from_its_results(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from nnlat.cli.main import app
+
+    config = study.PerfsageConfig(
+        spaces=("cnn-kws", "cnn-cifar10"),
+        targets=("latency",),
+        settings=TrainSettings(epochs=1, device="cpu", valid_fraction=0.25),
+        config={"hidden": 8, "layers": 1, "head_width": 8},
+        parts=("table6",),
+        test_fraction=0.34,
+        results_path=tmp_path / "results.jsonl",
+    )
+    study.run(config, spaces())
+    args = ["eval", "perfsage", "--report-only", "--spaces", "cnn-kws,cnn-cifar10"]
+    result = CliRunner().invoke(app, [*args, "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    report = (tmp_path / "README.md").read_text()
+    assert "--report-only" in report and "*cnn-kws*" in report and "Eagle" in report

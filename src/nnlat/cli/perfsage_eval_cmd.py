@@ -39,6 +39,9 @@ def perfsage_command(
     parts: Annotated[
         str, typer.Option("--parts", help="Tables/figures to run, comma-separated.")
     ] = "table6,table4,table5,figure3,figure4",
+    alphas: Annotated[
+        str, typer.Option("--alphas", help="The α values of Figure 4, comma-separated.")
+    ] = "0,0.1,1,3,10,30,100",
     per_space: Annotated[
         int | None,
         typer.Option("--per-space", min=10, help="Use at most this many graphs per space."),
@@ -72,6 +75,7 @@ def perfsage_command(
             config=hidden_config(hidden) or {},
             per_space=per_space,
             parts=tuple(comma_list(parts)),
+            alphas=tuple(float(a) for a in comma_list(alphas)),
             results_path=out / RESULTS,
             fit_missing=not report_only,
             command=command_line(ctx),

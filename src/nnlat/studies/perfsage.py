@@ -304,6 +304,8 @@ def run(
         )
     figure3 = config.figure3_space or (widest_space(chosen) if chosen else "")
     runs = plan(config, spaces, figure3) if config.fit_missing else []
+    for job in runs:
+        METHODS.get(job.method)  # an unknown method (or α) fails before any training
     done = {(r.method, r.mode, r.trained_on, r.seed) for r in results}
     context = MethodContext(
         settings=config.settings, config=config.config, targets=tuple(config.targets)
@@ -311,7 +313,6 @@ def run(
     for index, job in enumerate(runs):
         if (job.method, job.mode, job.space, seed) in done:
             continue
-        METHODS.get(job.method)
         if on_run is not None:
             on_run(job, index, len(runs))
         train = [r for s in spaces if job.space in (ALL, s) for r in pools[s]]
