@@ -175,7 +175,7 @@ def test_save_and_load_give_the_same_predictions(trained: Predictor, tmp_path: P
 def test_predict_all_runs_every_head_without_a_shared_embedding(trained: Predictor) -> None:
     predictor = copy.deepcopy(trained)
     predictor.net.add_head()
-    predictor.platforms.append("other-platform")
+    predictor.add_head_name("other-platform")
     raws = [r.raw for r in toy_records()]
     every = predictor.predict_all(raws, batch_size=5)
     assert list(every) == [TOY_PLATFORM, "other-platform"]

@@ -46,7 +46,7 @@ PredictorOption = Annotated[
 
 
 def predict_command(
-    models: Annotated[list[Path], typer.Argument(help="ONNX files.")],
+    models: Annotated[list[Path], typer.Argument(help="ONNX or TFLite files.")],
     platform: Annotated[
         str | None,
         typer.Option(
@@ -58,11 +58,19 @@ def predict_command(
     predictor: PredictorOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
+    target: Annotated[
+        str,
+        typer.Option("--target", "-t", help="What to predict: latency, memory or energy."),
+    ] = "latency",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Predict the latency of MODELS on PLATFORM, without measuring (batched)."""
+    """Predict the latency (or memory, energy) of MODELS on PLATFORM, without measuring."""
     import warnings
 
+    if target not in _TARGETS:
+        raise typer.BadParameter(f"--target {target!r}: expected {', '.join(_TARGETS)}")
+    if server is not None and target != "latency":
+        raise typer.BadParameter("--server predicts latency only")
     shapes = parse_input_shapes(input_shape)
     with user_errors(subject=models[0].name if len(models) == 1 else None):
         for model in models:
@@ -80,7 +88,9 @@ def predict_command(
                 chosen = load_predictor(None if predictor is None else str(predictor))
                 if platform is not None:
                     _check_head(platform, chosen.platforms, predictor)
-                results = predict_many(models, platform, batch_size, shapes, predictor=chosen)
+                results = predict_many(
+                    models, platform, batch_size, shapes, predictor=chosen, target=target
+                )
     for path, result in zip(models, results, strict=True):
         if result.unseen_ops:
             stderr.print(
@@ -92,6 +102,7 @@ def predict_command(
         print_json(
             {
                 "platform": results[0].platform,
+                "target": target,
                 "batch_size": batch_size,
                 "predictor": results[0].predictor,
                 "predictions": [
@@ -101,16 +112,36 @@ def predict_command(
             }
         )
         return
+    what = "" if target == "latency" else f"{target} "
     stdout.print(
-        f"predicted on [bold]{results[0].platform}[/], batch {batch_size}", highlight=False
+        f"predicted {what}on [bold]{results[0].platform}[/], batch {batch_size}", highlight=False
     )
     stdout.print(f"by {results[0].predictor}", highlight=False)
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(no_wrap=True)  # the file names: never cut
     table.add_column(no_wrap=True, justify="right")
     for path, result in zip(models, results, strict=True):
-        table.add_row(escape(path.name), f"[bold]{result.latency_ms:.3f} ms[/]")
+        table.add_row(escape(path.name), f"[bold]{_shown(result.value, result.unit)}[/]")
     stdout.print(table)
+
+
+_TARGETS = ("latency", "memory", "energy")
+
+
+def _shown(value: float | None, unit: str) -> str:
+    """A predicted value with its unit: ``1.234 ms``, ``395.3 KiB``, ``0.012 J``.
+
+    Example:
+        >>> _shown(1.2345, "ms"), _shown(404800.0, "bytes"), _shown(0.5, "J")
+        ('1.234 ms', '395.3 KiB', '0.5000 J')
+    """
+    if value is None:
+        return "n/a"
+    if unit == "bytes":
+        return f"{value / 1024:.1f} KiB"
+    if unit == "J":
+        return f"{value:.4f} J"
+    return f"{value:.3f} {unit}"
 
 
 def _count(models: list[Path]) -> str:

@@ -1,9 +1,10 @@
 """Training data for predictors: the store's measurements joined with graph features.
 
 Each ``ok`` measurement becomes a :class:`LatencyRecord`: the model's graph hash and
-family, the platform, batch size, median latency, and the raw features of the graph as
-measured. A zoo model is regenerated from its stored recipe, any other model is loaded
-from its stored ONNX. Raw features are cached on disk by graph hash and input shapes
+family, the platform, batch size, median latency, memory and energy where measured
+(:func:`memory_bytes`), and the raw features of the graph as measured. A zoo model is
+regenerated from its stored recipe, any other model is loaded from its stored ONNX (or
+its kept TFLite file). Raw features are cached on disk by graph hash and input shapes
 (one small ``.npz`` each, under the feature schema version), so a second training run
 reads them instead of exporting thousands of models again.
 """
@@ -54,6 +55,24 @@ def record_source(model: StoredModel, measurement: Measurement) -> tuple[str, st
     return (ZOO if model.zoo_spec is not None else ONNX), family
 
 
+def memory_bytes(measurement: Measurement) -> float | None:
+    """A measurement's memory target: SRAM used on an NPU (Vela's estimate), else the
+    peak working memory the backend measured; None when neither is known.
+
+    Example:
+        >>> from datetime import UTC, datetime
+        >>> m = Measurement(graph_hash="h", platform="p", batch_size=1, input_shapes={},
+        ...                 status="ok", created_at=datetime.now(UTC), peak_memory_bytes=4096)
+        >>> memory_bytes(m)
+        4096.0
+    """
+    if measurement.npu is not None:
+        return float(measurement.npu.sram_used_bytes)
+    if measurement.peak_memory_bytes is not None:
+        return float(measurement.peak_memory_bytes)
+    return None
+
+
 def default_cache_dir() -> Path:
     """Where raw features are cached: the user cache directory, per feature version."""
     root = Path(platformdirs.user_cache_dir("nnlat", appauthor=False))
@@ -61,18 +80,38 @@ def default_cache_dir() -> Path:
 
 
 def graph_of(model: StoredModel, input_shapes: dict[str, tuple[int, ...]]) -> Graph:
-    """The graph of a stored model at ``input_shapes``: regenerated from its zoo recipe,
-    or loaded from its stored ONNX.
+    """The graph of a stored model at ``input_shapes``: regenerated from its zoo recipe
+    (exported as its family's source format: ONNX, or int8 TFLite), or loaded from its
+    stored ONNX.
 
     Raises:
         NnlatError: the store kept neither a recipe nor the ONNX.
     """
     if model.onnx_bytes is not None:
         return load(model.onnx_bytes, input_shapes=input_shapes)
+    if model.source_bytes is not None:  # a TFLite file kept as given
+        return load(model.source_bytes, input_shapes=input_shapes)
     if model.zoo_spec is not None:
         zoo = get_family(model.zoo_spec["family"]).model(model.zoo_spec["config"])
+        if zoo.definition.source_format == "tflite":
+            return _tflite_zoo_graph(zoo.to_tflite(), input_shapes)
         return load(zoo.to_onnx(), input_shapes=input_shapes)
     raise NnlatError(f"model {model.graph_hash} has neither ONNX nor a zoo recipe in the store")
+
+
+def _tflite_zoo_graph(flatbuffer: bytes, input_shapes: dict[str, tuple[int, ...]]) -> Graph:
+    """The graph of a TFLite zoo model (PerfSAGE's spaces), checked against the measured
+    shapes. It is loaded at its own shapes: the IR may name an input otherwise than the
+    file does (``input_0`` for ``x``), so the measured names cannot be passed back.
+
+    Raises:
+        NnlatError: the model's input shapes are not the measured ones.
+    """
+    graph = load(flatbuffer)
+    own = sorted(tuple(int(d) for d in spec.shape or ()) for spec in graph.inputs)
+    if own != sorted(tuple(shape) for shape in input_shapes.values()):
+        raise NnlatError(f"regenerated TFLite inputs {own} differ from the measured {input_shapes}")
+    return graph
 
 
 def cache_path(cache_dir: Path, graph_hash: str, shapes: dict[str, tuple[int, ...]]) -> Path:
@@ -125,6 +164,7 @@ def load_records(
     *,
     cache_dir: Path | None = None,
     on_record: OnRecord | None = None,
+    cached_only: bool = False,
 ) -> list[LatencyRecord]:
     """Every ``ok`` measurement of the store (optionally filtered) as a training record.
 
@@ -134,6 +174,9 @@ def load_records(
         families: only models of these families (default: all).
         cache_dir: the raw-feature cache; None disables caching.
         on_record: progress callback.
+        cached_only: leave out the measurements whose features are not in ``cache_dir``
+            yet, instead of rebuilding their graphs (a TFLite zoo model is exported again:
+            seconds each); ``scripts/cache_features.py`` fills the cache in the background.
 
     Returns:
         Records in the store's order (oldest measurement first).
@@ -156,6 +199,12 @@ def load_records(
         for family in (families or [None])
         for m in store.list_measurements(platform=platform, family=family)
     ]
+    if cached_only and cache_dir is not None:
+        measurements = [
+            m
+            for m in measurements
+            if cache_path(cache_dir, m.graph_hash, dict(m.input_shapes)).exists()
+        ]
     records = []
     models: dict[str, StoredModel] = {}  # a model measured on several platforms: one read
     for done, measurement in enumerate(measurements, start=1):
@@ -173,6 +222,8 @@ def load_records(
                 latency_ms=measurement.stats.median_ms,
                 raw=raw,
                 source=source,
+                memory_bytes=memory_bytes(measurement),
+                energy_j=measurement.energy_j,
             )
         )
         if on_record is not None:

@@ -1,4 +1,5 @@
-"""A training example: one measured latency with the raw features of its graph.
+"""A training example: one measured latency (and memory, energy) with the raw features
+of its graph.
 
 The type every predictor and study learns from (``fit(records)``), kept here, below both
 the store that yields records (:mod:`nnlat.datasets.training`) and the predictor that
@@ -19,9 +20,18 @@ REAL_WORLD = "real-world"  # the held-out real-world models of scripts/measure_r
 ONNX = "onnx"  # any other stored ONNX model
 
 
+# The targets a record can carry, and the unit of each (what a predictor's head outputs).
+TARGET_UNITS = {"latency": "ms", "memory": "bytes", "energy": "J"}
+TARGETS = tuple(TARGET_UNITS)
+
+
 @dataclass(frozen=True)
 class LatencyRecord:
     """One measured latency with the features of the graph that produced it.
+
+    Beside the latency a measurement may carry the two other targets: ``memory_bytes``
+    (peak working memory: SRAM used on an NPU, the run's peak memory on a CPU) and
+    ``energy_j`` (per inference); None where the platform could not measure them.
 
     Attributes:
         graph_hash: the model's structural hash.
@@ -33,6 +43,8 @@ class LatencyRecord:
         source: where the record comes from: :data:`ZOO`, :data:`IMPORTED`,
             :data:`PUBLISHED`, :data:`REAL_WORLD` or :data:`ONNX` (decided once, by
             :func:`nnlat.datasets.training.record_source`).
+        memory_bytes: the peak working memory, if measured.
+        energy_j: the energy per inference, if measured.
     """
 
     graph_hash: str
@@ -42,3 +54,22 @@ class LatencyRecord:
     latency_ms: float
     raw: RawFeatures
     source: str = ZOO
+    memory_bytes: float | None = None
+    energy_j: float | None = None
+
+    def target(self, name: str) -> float | None:
+        """The value of the target ``name`` (in :data:`TARGET_UNITS`), None if not measured.
+
+        Example:
+            >>> import numpy as np
+            >>> raw = RawFeatures((), np.zeros((0, 0)), np.zeros((2, 0), np.int64),
+            ...                   np.zeros(0), np.zeros(0, np.int64))
+            >>> r = LatencyRecord("h", "f", "p", 1, 2.5, raw, memory_bytes=1024.0)
+            >>> r.target("latency"), r.target("memory"), r.target("energy")
+            (2.5, 1024.0, None)
+        """
+        if name not in TARGET_UNITS:
+            raise ValueError(f"unknown target {name!r}; known: {', '.join(TARGETS)}")
+        return {"latency": self.latency_ms, "memory": self.memory_bytes, "energy": self.energy_j}[
+            name
+        ]

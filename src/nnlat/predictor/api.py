@@ -1,4 +1,4 @@
-"""``nnlat.predict()``: a latency estimate in milliseconds, without measuring.
+"""``nnlat.predict()``: a latency (or memory, energy) estimate, without measuring.
 
 By default the predictor shipped inside the package (``nnlat/predictor/pretrained``,
 trained on the project's own measured dataset; retrain with the command in
@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from nnlat.errors import NnlatWarning
 from nnlat.features.raw import RawFeatures, raw_features
+from nnlat.features.records import TARGET_UNITS
 from nnlat.forked import iter_forked, processes
 from nnlat.graph.hashing import graph_key
 from nnlat.graph.ir import Graph
@@ -34,10 +35,10 @@ MIN_PARALLEL_MODELS = 16
 
 
 class Prediction(BaseModel):
-    """A predicted latency.
+    """A predicted latency, memory or energy.
 
     Attributes:
-        latency_ms: the estimate, in milliseconds.
+        latency_ms: the latency estimate in milliseconds (None when ``target`` is another).
         platform: the platform it is for.
         graph_hash: the model's structural hash.
         batch_size: dimension 0 of the inputs.
@@ -45,17 +46,31 @@ class Prediction(BaseModel):
         predictor: which predictor answered (network and where it was loaded from).
         served_by: the platform whose head answered: ``platform`` itself, or the nearest
             head when the predictor has none for it (see :func:`nnlat.platform.match_platform`).
+        target: what is predicted: ``latency``, ``memory`` or ``energy``.
+        value: the estimate of ``target``, in ``unit``.
+        unit: ``ms``, ``bytes`` or ``J`` (:data:`~nnlat.features.records.TARGET_UNITS`).
     """
 
     model_config = ConfigDict(frozen=True)
 
-    latency_ms: float
+    latency_ms: float | None
     platform: str
     graph_hash: str
     batch_size: int
     unseen_ops: tuple[str, ...]
     predictor: str
     served_by: str
+    target: str = "latency"
+    value: float | None = None
+    unit: str = "ms"
+
+    @model_validator(mode="after")
+    def _latency_is_the_value(self) -> Prediction:
+        """A latency prediction from before targets existed (an older server) has no
+        ``value``: it is ``latency_ms``."""
+        if self.value is None and self.target == "latency":
+            object.__setattr__(self, "value", self.latency_ms)
+        return self
 
 
 @functools.cache
@@ -70,23 +85,34 @@ def _graph(model: Any, batch_size: int, input_shapes: Mapping[str, Sequence[int]
     return load(model, batch_size=batch_size, input_shapes=input_shapes)
 
 
-def _head_for(predictor: Predictor, platform: str | None, source: str) -> PlatformMatch:
-    """The head that answers for ``platform`` (default: this host's reference platform).
+def _head_for(
+    predictor: Predictor, platform: str | None, source: str, target: str = "latency"
+) -> PlatformMatch:
+    """The platform whose head answers for ``platform`` (default: this host's reference
+    platform), among those with a ``target`` head.
 
     Warns:
         NnlatWarning: the head is not the platform's own (it names the head used).
     """
+    known = [p for p, t in predictor.heads if t == target]
+    if not known:
+        raise PredictorError(
+            f"this predictor predicts no {target} (its targets: "
+            f"{', '.join(dict.fromkeys(predictor.targets))})"
+        )
     if platform is None:
         from nnlat.measure.runner import reference_platform
 
         try:
-            choice = match_platform(reference_platform().name, predictor.platforms, explicit=False)
+            choice = match_platform(reference_platform().name, known, explicit=False)
         except UnknownPlatformError:  # no head near this host (or no onnxruntime): the first
-            choice = PlatformMatch(predictor.platforms[0], predictor.platforms[0], "exact")
+            choice = PlatformMatch(known[0], known[0], "exact")
     else:
         try:
-            choice = match_platform(platform, predictor.platforms)
+            choice = match_platform(platform, known)
         except UnknownPlatformError as error:
+            if platform in predictor.platforms:  # the platform is known, the target not
+                predictor.head(platform, target)  # raises, naming the platform's targets
             raise PredictorError(str(error)) from None
     if not choice.exact:
         warnings.warn(choice.warning(source), NnlatWarning, stacklevel=3)
@@ -120,8 +146,9 @@ def predict_many(
     *,
     predictor: Predictor | str | Path | None = None,
     workers: int | None = None,
+    target: str = "latency",
 ) -> list[Prediction]:
-    """Predict the latency of several models on one platform, in one batch.
+    """Predict the latency (or ``target``) of several models on one platform, in one batch.
 
     From :data:`MIN_PARALLEL_MODELS` models on, the models are loaded and their features
     computed by forked workers and this process, on every allowed core
@@ -138,9 +165,10 @@ def predict_many(
         predictor: a :class:`Predictor`, a saved predictor's directory, or None for
             the shipped one.
         workers: processes that load models (default: the allowed cores; 1: in-process).
+        target: ``latency`` (ms), ``memory`` (bytes) or ``energy`` (J).
 
     Raises:
-        PredictorError: no head of the predictor may answer for ``platform``.
+        PredictorError: no head of the predictor may answer for ``target`` on ``platform``.
         NnlatError: a model cannot be loaded (the first one in order that cannot; a note
             on the error says which).
 
@@ -154,7 +182,7 @@ def predict_many(
         else load_predictor(None if predictor is None else str(predictor))
     )
     # an unknown platform fails before any model is loaded
-    head = _head_for(chosen, platform, "PREDICTOR" if predictor is None else str(predictor))
+    head = _head_for(chosen, platform, "PREDICTOR" if predictor is None else str(predictor), target)
     load_one = functools.partial(_load_features, batch_size=batch_size, input_shapes=input_shapes)
     loaded: list[tuple[str, RawFeatures]] = []
 
@@ -167,10 +195,10 @@ def predict_many(
 
     forked = processes(len(models), workers, MIN_PARALLEL_MODELS) > 1
     with torch_threads(1 if forked else torch.get_num_threads()):
-        latencies = chosen.predict_raw(raws(), head.head)
+        values = chosen.predict_raw(raws(), head.head, target)
     label = f"{chosen.network}:{chosen.info.get('name', 'custom')}"
     results = []
-    for model, (digest, raw), latency in zip(models, loaded, latencies, strict=True):
+    for model, (digest, raw), value in zip(models, loaded, values, strict=True):
         unseen = chosen.schema.unseen_ops(raw)
         if unseen:
             warnings.warn(
@@ -181,13 +209,16 @@ def predict_many(
             )
         results.append(
             Prediction(
-                latency_ms=float(latency),
+                latency_ms=float(value) if target == "latency" else None,
                 platform=head.requested,
                 graph_hash=digest,
                 batch_size=batch_size,
                 unseen_ops=unseen,
                 predictor=label,
                 served_by=head.head,
+                target=target,
+                value=float(value),
+                unit=TARGET_UNITS[target],
             )
         )
     return results
@@ -200,8 +231,10 @@ def predict(
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     *,
     predictor: Predictor | str | Path | None = None,
+    target: str = "latency",
 ) -> Prediction:
-    """Predict the latency of ``model`` on ``platform`` (see :func:`predict_many`).
+    """Predict the latency (or ``target``) of ``model`` on ``platform`` (see
+    :func:`predict_many`).
 
     Example:
         >>> from nnlat.testing import tiny_model
@@ -211,4 +244,48 @@ def predict(
         >>> p.latency_ms > 0, p.unseen_ops
         (True, ())
     """
-    return predict_many([model], platform, batch_size, input_shapes, predictor=predictor)[0]
+    return predict_many(
+        [model], platform, batch_size, input_shapes, predictor=predictor, target=target
+    )[0]
+
+
+def predict_heads(
+    model: Any,
+    batch_size: int = 1,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    *,
+    predictor: Predictor | str | Path | None = None,
+) -> list[Prediction]:
+    """Every target on every platform the predictor knows, for one model: the model is
+    loaded and embedded once, and each head reads that embedding.
+
+    Example:
+        >>> from nnlat.testing import tiny_model
+        >>> from nnlat.testing.records import toy_predictor
+        >>> trained, _ = toy_predictor()
+        >>> [(p.platform, p.target) for p in predict_heads(tiny_model(), predictor=trained)]
+        [('fake-fake1.0-fp32-t1', 'latency')]
+    """
+    chosen = (
+        predictor
+        if isinstance(predictor, Predictor)
+        else load_predictor(None if predictor is None else str(predictor))
+    )
+    digest, raw = _load_features(model, batch_size, input_shapes)
+    label = f"{chosen.network}:{chosen.info.get('name', 'custom')}"
+    unseen = chosen.schema.unseen_ops(raw)
+    return [
+        Prediction(
+            latency_ms=float(values[0]) if target == "latency" else None,
+            platform=platform,
+            graph_hash=digest,
+            batch_size=batch_size,
+            unseen_ops=unseen,
+            predictor=label,
+            served_by=platform,
+            target=target,
+            value=float(values[0]),
+            unit=TARGET_UNITS[target],
+        )
+        for (platform, target), values in chosen.predict_heads([raw]).items()
+    ]

@@ -28,6 +28,8 @@ class GraphEstimator:
         config: network hyper-parameters overriding its defaults.
         settings: training settings (their ``seed`` is replaced by ``random_state``).
         random_state: seed of the validation draw, initial weights and batch order.
+        targets: the targets to learn (a head per platform and target); ``predict``
+            answers the first, :meth:`predict_target` any.
 
     Attributes:
         predictor_: the trained :class:`Predictor`.
@@ -47,21 +49,31 @@ class GraphEstimator:
         config: Mapping[str, object] | None = None,
         settings: TrainSettings | None = None,
         random_state: int = 0,
+        targets: Sequence[str] = ("latency",),
     ) -> None:
         self.network = network
         self.config = config
         self.settings = settings
         self.random_state = random_state
+        self.targets = targets
 
     def fit(self, records: Sequence[LatencyRecord]) -> Self:
         """Train the network on ``records`` (one head per platform in them)."""
         settings = (self.settings or TrainSettings()).model_copy(update={"seed": self.random_state})
         self.predictor_, self.train_result_ = Predictor.fit(
-            records, network=self.network, settings=settings, config=dict(self.config or {})
+            records,
+            network=self.network,
+            settings=settings,
+            config=dict(self.config or {}),
+            targets=tuple(self.targets),
         )
         return self
 
     def predict(self, records: Sequence[LatencyRecord]) -> np.ndarray:
-        """Latency in milliseconds per record (float64, input order)."""
+        """The first target per record (latency in ms by default; float64, input order)."""
+        return self.predict_target(records, self.targets[0])
+
+    def predict_target(self, records: Sequence[LatencyRecord], target: str) -> np.ndarray:
+        """``target`` per record, in its unit (float64, input order)."""
         check_fitted(self, "predictor_")
-        return np.asarray(self.predictor_.predict_records(records), dtype=np.float64)
+        return np.asarray(self.predictor_.predict_records(records, target), dtype=np.float64)

@@ -24,7 +24,7 @@ from torch_geometric.loader import DataLoader
 
 from nnlat.predictor.metrics import mape
 
-LossName = Literal["log-mse", "mse", "l1", "sre", "mape", "hybrid"]
+LossName = Literal["log-mse", "mse", "l1", "sre", "mape", "hybrid", "mape-rmse"]
 
 # Called after each epoch: (epoch, train loss, validation MAPE or None).
 OnEpoch = Callable[[int, float, float | None], None]
@@ -45,7 +45,15 @@ class TrainSettings(BaseModel):
             schedule is 10); None keeps it constant.
         loss: ``log-mse`` (squared error of log latencies, the default), ``mse`` (the
             paper's, on ms), ``l1`` (BRP-NAS's, on ms), ``sre`` (squared relative
-            error), ``mape``, or ``hybrid`` (log-mse + mape).
+            error), ``mape``, ``hybrid`` (log-mse + mape), or ``mape-rmse``
+            (PerfSAGE's hybrid loss, its §4.3: MAPE + ``alpha_mse`` × the root mean
+            squared error, the error measured in units of the head's mean training
+            target so that α means the same for milliseconds and bytes).
+        alpha_mse: the weight of the squared-error part of ``mape-rmse`` (PerfSAGE
+            chose 10).
+        upsample_share: PerfSAGE's dataset up-sampling (its §4.4): repeat the training
+            graphs of each family (design space) until every family holds at least this
+            share of the training set (0: off; the paper's 0.1).
         patience: stop after this many epochs without a better validation MAPE.
         valid_fraction: share of training graphs held out for validation.
         balance_platforms: give every platform the same weight: batches draw each
@@ -64,6 +72,8 @@ class TrainSettings(BaseModel):
     lr: float = Field(default=1e-3, gt=0)
     weight_decay: float = Field(default=0.0, ge=0)
     loss: LossName = "log-mse"
+    alpha_mse: float = Field(default=10.0, ge=0)
+    upsample_share: float = Field(default=0.0, ge=0, lt=1)
     optimiser: Literal["adam", "adamw"] = "adam"
     lr_plateau: int | None = Field(default=None, ge=0)
     patience: int = Field(default=25, ge=1)
@@ -79,13 +89,29 @@ class TrainSettings(BaseModel):
         return torch.device(self.device)
 
 
-def loss_value(name: LossName, log_pred: torch.Tensor, y_ms: torch.Tensor) -> torch.Tensor:
+def loss_value(
+    name: LossName,
+    log_pred: torch.Tensor,
+    y_ms: torch.Tensor,
+    alpha: float = 10.0,
+    unit: torch.Tensor | None = None,
+) -> torch.Tensor:
     """The mean loss of a batch.
+
+    Args:
+        name: the loss.
+        log_pred: predicted log-targets.
+        y_ms: measured targets.
+        alpha: weight of the squared-error part of ``mape-rmse``.
+        unit: per graph, the unit its error is measured in for ``mape-rmse`` (its head's
+            mean training target); default 1.
 
     Example:
         >>> y = torch.tensor([2.0, 4.0])
         >>> round(float(loss_value("mape", torch.log(torch.tensor([2.2, 3.6])), y)), 4)
         0.1
+        >>> round(float(loss_value("mape-rmse", torch.log(torch.tensor([2.2, 3.6])), y, 1.0)), 4)
+        0.4162
     """
     pred = torch.exp(log_pred)
     log_mse = torch.mean((log_pred - torch.log(y_ms)) ** 2)
@@ -100,6 +126,10 @@ def loss_value(name: LossName, log_pred: torch.Tensor, y_ms: torch.Tensor) -> to
         return torch.mean(relative**2)
     if name == "mape":
         return torch.mean(torch.abs(relative))
+    if name == "mape-rmse":
+        error = (pred - y_ms) / (unit if unit is not None else 1.0)
+        # the epsilon keeps the square root's gradient finite at a perfect batch
+        return torch.mean(torch.abs(relative)) + alpha * torch.sqrt(torch.mean(error**2) + 1e-12)
     return log_mse + torch.mean(torch.abs(relative))
 
 
@@ -123,6 +153,32 @@ def split_by_graph(keys: Sequence[str], fraction: float, seed: int) -> tuple[lis
     train = [i for i, k in enumerate(keys) if k not in held]
     valid = [i for i, k in enumerate(keys) if k in held]
     return train, valid
+
+
+def upsample(groups: Sequence[str], share: float) -> list[int]:
+    """Indices into ``groups`` with each group's repeated a whole number of times, the
+    fewest that give every group at least ``share`` of the result (PerfSAGE §4.4: small
+    design spaces repeat, large ones appear once).
+
+    Example:
+        >>> idx = upsample(["a"] * 18 + ["b"] * 2, 0.2)
+        >>> len(idx), sum(1 for i in idx if i >= 18)
+        (24, 6)
+    """
+    counts: dict[str, int] = {}
+    for group in groups:
+        counts[group] = counts.get(group, 0) + 1
+    if share * len(counts) >= 1:
+        raise ValueError(f"{len(counts)} groups cannot each hold {share:.0%} of the data")
+    repeats = dict.fromkeys(counts, 1)
+    while True:  # raising one group's count lowers the others' shares: iterate to a fix
+        total = sum(repeats[g] * n for g, n in counts.items())
+        short = {g for g, n in counts.items() if repeats[g] * n < share * total}
+        if not short:
+            break
+        for group in short:
+            repeats[group] += 1
+    return [i for r in range(max(repeats.values())) for i, g in enumerate(groups) if r < repeats[g]]
 
 
 @dataclass
@@ -185,6 +241,22 @@ def platform_weights(data: Sequence[Data]) -> torch.Tensor:
     return torch.from_numpy(1.0 / counts[heads]).float()
 
 
+def head_means(data: Sequence[Data]) -> torch.Tensor:
+    """Each head's mean target over ``data`` (1 for a head without graphs).
+
+    Example:
+        >>> graphs = [Data(platform=torch.tensor([h]), y=torch.tensor([v]))
+        ...           for h, v in ((0, 2.0), (0, 4.0), (2, 5.0))]
+        >>> head_means(graphs).tolist()
+        [3.0, 1.0, 5.0]
+    """
+    heads = _platforms(data)
+    values = np.array([float(d.y) for d in data])
+    sums = np.bincount(heads, weights=values)
+    counts = np.bincount(heads)
+    return torch.from_numpy(np.where(counts > 0, sums / np.maximum(counts, 1), 1.0)).float()
+
+
 def batch_loader(train: Sequence[Data], settings: TrainSettings) -> DataLoader:
     """Shuffled batches of ``train``, one pass per epoch; platform-balanced if asked."""
     generator = torch.Generator().manual_seed(settings.seed)
@@ -235,6 +307,7 @@ def train_network(
             optimiser, factor=0.5, patience=settings.lr_plateau
         )
     loader = batch_loader(train, settings)
+    unit = head_means(train).to(device)
     result = TrainResult()
     best_state, stale = None, 0
     start = time.perf_counter()
@@ -244,7 +317,8 @@ def train_network(
         for batch in loader:
             batch = batch.to(device)
             optimiser.zero_grad()
-            loss = loss_value(settings.loss, net(batch), batch.y)
+            unit_of = unit[batch.platform]
+            loss = loss_value(settings.loss, net(batch), batch.y, settings.alpha_mse, unit_of)
             loss.backward()
             optimiser.step()
             total += float(loss.detach()) * batch.num_graphs

@@ -75,14 +75,14 @@ def _pick_source_head(predictor: Predictor, records: Sequence[LatencyRecord]) ->
     lowest head index (the first platform).
     """
     features = [predictor.schema.encode(r.raw) for r in records]
+    # only latency heads: a memory head's shape says nothing of a new platform's speed
+    candidates = [i for i, target in enumerate(predictor.targets) if target == "latency"]
     log_predicted = np.stack(
-        [
-            predict_log(predictor.net, [to_data(f, head) for f in features])
-            for head in range(len(predictor.platforms))
-        ],
+        [predict_log(predictor.net, [to_data(f, head) for f in features]) for head in candidates],
         axis=1,
     )
-    return closest_up_to_factor(np.log([r.latency_ms for r in records]), log_predicted)
+    column, shift = closest_up_to_factor(np.log([r.latency_ms for r in records]), log_predicted)
+    return candidates[column], shift
 
 
 def closest_up_to_factor(log_measured: np.ndarray, log_columns: np.ndarray) -> tuple[int, float]:
@@ -125,7 +125,7 @@ def _add_head(predictor: Predictor, records: Sequence[LatencyRecord]) -> dict[st
             last.bias += log_shift
     else:
         log_shift = 0.0
-    predictor.platforms.append(records[0].platform)
+    predictor.add_head_name(records[0].platform)
     return {"copied_from": predictor.platforms[source], "scale": float(np.exp(log_shift))}
 
 
@@ -149,8 +149,10 @@ def with_new_heads(
         predictor.schema,  # frozen: shared, never modified
         copy.deepcopy(predictor.net),
         predictor.network,
-        predictor.platforms,  # Predictor copies the list
+        predictor.platforms,  # Predictor copies the lists
         predictor.info,
+        targets=predictor.targets,
+        log_scales=predictor.log_scales,
     )
     torch.manual_seed(seed)  # add_head draws weights before they are overwritten
     new_heads = {

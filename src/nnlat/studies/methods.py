@@ -25,6 +25,11 @@ Graph networks (:class:`~nnlat.predictor.estimator.GraphEstimator`):
   milliseconds; ``gcn-x3`` three ``gcn`` of different seeds, predictions averaged
   (:class:`SeedEnsemble`); ``*-live`` a method on the cells as they compute
   (:class:`LiveCells`).
+* ``perfsage`` (PerfSAGE: categorical feature encoding, hybrid MAPE + 10·RMSE loss,
+  design spaces up-sampled to 10 % each) and its ablations: ``perfsage-wo-cfe``,
+  ``perfsage-wo-dus``, ``perfsage-mape`` (the MAPE loss alone) and
+  ``perfsage-alpha<α>`` (the hybrid loss's weight, :data:`PERFSAGE_ALPHAS`). They
+  learn every target of ``MethodContext.targets``; so does ``gcn``.
 
 Baselines (:mod:`nnlat.predictor.baselines`): ``flops-lr``, ``flops-macs-lr``,
 ``nn-meter``, ``xgboost`` (graph-level boosted trees) on any graph; ``cell-lr``,
@@ -67,11 +72,15 @@ class MethodContext:
         settings: how graph networks train; its ``seed`` is every method's random state.
         config: hyper-parameters of the configurable networks (NNLP, kernel-sage).
         archs: graph hash → NAS-Bench-201 architecture string (for cell methods).
+        targets: what the graph networks that take it learn (``latency``, ``memory``,
+            ``energy``: a head per platform and target); the PerfSAGE and ``gcn``
+            methods take it, the others learn latency.
     """
 
     settings: TrainSettings = field(default_factory=TrainSettings)
     config: Mapping[str, object] = field(default_factory=dict)
     archs: Mapping[str, str] = field(default_factory=dict)
+    targets: tuple[str, ...] = ("latency",)
 
     @property
     def random_state(self) -> int:
@@ -199,9 +208,36 @@ def _paper_gcn(config: Mapping[str, object], settings: TrainSettings = PAPER_SET
         study = context.settings
         update = {k: getattr(study, k) for k in _STUDY_FIELDS if k in study.model_fields_set}
         chosen = settings.model_copy(update=update)
-        return GraphEstimator("brpnas", config, chosen, context.random_state)
+        return GraphEstimator("brpnas", config, chosen, context.random_state, context.targets)
 
     return Method(build)
+
+
+# PerfSAGE's training (its §4.3-4.4): the hybrid loss with α = 10 and design spaces
+# up-sampled to 10 % of the training graphs each. The paper gives neither batch size
+# nor learning rate nor epochs (it trains for 8 h on an A100): nnlat's defaults.
+PERFSAGE_SETTINGS = TrainSettings(loss="mape-rmse", alpha_mse=10.0, upsample_share=0.1)
+# What a study's settings may change of PerfSAGE's training.
+_PERFSAGE_STUDY_FIELDS = ("seed", "valid_fraction", "epochs", "patience", "batch_size", "device")
+# The α values of the hybrid-loss sweep (PerfSAGE Figure 4); 0 is the MAPE loss alone.
+PERFSAGE_ALPHAS = (0.0, 0.1, 1.0, 3.0, 10.0, 30.0, 100.0)
+
+
+def _perfsage(config: Mapping[str, object], **training: object) -> Method:
+    """PerfSAGE with ``config`` over its defaults, trained with :data:`PERFSAGE_SETTINGS`
+    (``training`` overrides some), the study's seed, validation share, epochs, patience,
+    batch size and device, and the study's ``config`` (``hidden``...) under ``config``."""
+
+    def build(context: MethodContext) -> LatencyEstimator:
+        study = context.settings
+        update = {
+            k: getattr(study, k) for k in _PERFSAGE_STUDY_FIELDS if k in study.model_fields_set
+        }
+        settings = PERFSAGE_SETTINGS.model_copy(update={**update, **training})
+        merged = {**context.config, **config}
+        return GraphEstimator("perfsage", merged, settings, context.random_state, context.targets)
+
+    return Method(build, trains_epochs=True)
 
 
 def _cells(kind: type[OneHotLinear | OneHotXgboost | LayerwiseSum]) -> Method:
@@ -276,7 +312,14 @@ def _register() -> None:
         "nnlp-live": _live("nnlp"),
         "nnlp-sum-live": _live("nnlp-sum"),
     }
-    for name, method in {**network, **paper, **baselines, **derived}.items():
+    perfsage = {
+        "perfsage": _perfsage({}),
+        "perfsage-wo-cfe": _perfsage({"cfe": False}),
+        "perfsage-wo-dus": _perfsage({}, upsample_share=0.0),
+        "perfsage-mape": _perfsage({}, loss="mape"),
+        **{f"perfsage-alpha{a:g}": _perfsage({}, alpha_mse=a) for a in PERFSAGE_ALPHAS},
+    }
+    for name, method in {**network, **paper, **baselines, **derived, **perfsage}.items():
         METHODS.register(name, method)
 
 

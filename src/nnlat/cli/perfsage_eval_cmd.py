@@ -1,0 +1,123 @@
+"""``nnlat eval perfsage``: PerfSAGE's tables and figures on the EdgeDLPerf-like spaces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nnlat.cli.db_cmd import DbUrlOption
+from nnlat.cli.eval_options import (
+    EpochsOption,
+    OutOption,
+    ReportOnlyOption,
+    SeedOption,
+    app,
+    command_line,
+)
+from nnlat.cli.output import comma_list, progress_bar, stdout, user_errors
+from nnlat.cli.predict_cmd import HiddenOption, TrainBatchOption, hidden_config
+
+RESULTS = "results.jsonl"
+REPORT = "README.md"
+
+
+@app.command("perfsage")
+def perfsage_command(
+    ctx: typer.Context,
+    spaces: Annotated[
+        str, typer.Option("--spaces", help="Design spaces (zoo families), comma-separated.")
+    ] = "cnn-cifar10,cnn-imagenet,cnn-kws,vit-cifar100",
+    platforms: Annotated[
+        str | None,
+        typer.Option("--platforms", "-p", help="Platforms, comma-separated (default: all)."),
+    ] = None,
+    targets: Annotated[
+        str, typer.Option("--targets", help="Targets to learn and score, comma-separated.")
+    ] = "latency,memory,energy",
+    parts: Annotated[
+        str, typer.Option("--parts", help="Tables/figures to run, comma-separated.")
+    ] = "table6,table4,table5,figure3,figure4",
+    alphas: Annotated[
+        str, typer.Option("--alphas", help="The α values of Figure 4, comma-separated.")
+    ] = "0,0.1,1,3,10,30,100",
+    per_space: Annotated[
+        int | None,
+        typer.Option("--per-space", min=10, help="Use at most this many graphs per space."),
+    ] = None,
+    cached_only: Annotated[
+        bool,
+        typer.Option(
+            "--cached-only",
+            help="Only models whose features are cached (scripts/cache_features.py); "
+            "others would be exported to TFLite again, seconds each.",
+        ),
+    ] = False,
+    epochs: EpochsOption = 150,
+    seed: SeedOption = 0,
+    hidden: HiddenOption = None,
+    train_batch: TrainBatchOption = 32,
+    out: OutOption = Path("reports/perfsage"),
+    report_only: ReportOnlyOption = False,
+    db: DbUrlOption = None,
+) -> None:
+    """PerfSAGE specialised and generalised against Eagle, with its ablations (Tables 4-6,
+    Figures 3-4): every target of every platform, 80/20 split per design space."""
+    from nnlat.predictor.training import TrainSettings
+    from nnlat.studies import perfsage as study
+
+    with user_errors():
+        config = study.PerfsageConfig(
+            spaces=tuple(comma_list(spaces)),
+            targets=tuple(comma_list(targets)),
+            settings=TrainSettings(epochs=epochs, seed=seed, batch_size=train_batch),
+            config=hidden_config(hidden) or {},
+            per_space=per_space,
+            parts=tuple(comma_list(parts)),
+            alphas=tuple(float(a) for a in comma_list(alphas)),
+            results_path=out / RESULTS,
+            fit_missing=not report_only,
+            command=command_line(ctx),
+        )
+        with progress_bar() as progress:
+            records = []
+            if not report_only:
+                records = _records(
+                    db, comma_list(platforms) or None, config.spaces, cached_only, progress
+                )
+            task = progress.add_task("runs", total=None)
+            results = study.run(
+                config,
+                records,
+                on_run=lambda r, i, n: progress.update(
+                    task, completed=i, total=n, description=f"{r.method} {r.mode} {r.space}"
+                ),
+            )
+        out.mkdir(parents=True, exist_ok=True)
+        (out / REPORT).write_text(study.render(results))
+        study.plot(results, out)
+    stdout.print(f"wrote {out / REPORT}")
+
+
+def _records(
+    db: str | None,
+    platforms: list[str] | None,
+    spaces: tuple[str, ...],
+    cached_only: bool,
+    progress,
+):  # type: ignore[no-untyped-def]
+    """The spaces' records of the database (features from the cache where they are)."""
+    from nnlat.datasets.training import default_cache_dir, load_records
+    from nnlat.store import Store
+
+    task = progress.add_task("features", total=None)
+    with Store.open(db) as store:
+        return load_records(
+            store,
+            platforms,
+            spaces,
+            cache_dir=default_cache_dir(),
+            cached_only=cached_only,
+            on_record=lambda done, total: progress.update(task, completed=done, total=total),
+        )

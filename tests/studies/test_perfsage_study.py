@@ -1,0 +1,86 @@
+"""The PerfSAGE study: one test split per space, specialised and generalised runs, a report."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from nnlat.features.records import LatencyRecord
+from nnlat.predictor.training import TrainSettings
+from nnlat.studies import perfsage as study
+from nnlat.testing.records import toy_records
+
+NPU = "u55-fake-vela5.2-int8"
+
+
+def spaces() -> list[LatencyRecord]:
+    """The toy graphs as two design spaces on an NPU with latency and memory."""
+    out = []
+    for i, r in enumerate(toy_records(NPU)):
+        family = "cnn-kws" if i % 2 else "cnn-cifar10"
+        memory = 1000.0 + float(r.raw.graph_values[1]) / 100
+        out.append(dataclasses.replace(r, family=family, memory_bytes=memory))
+    return out
+
+
+def test_study_runs_every_part_and_renders(tmp_path: Path) -> None:
+    config = study.PerfsageConfig(
+        spaces=("cnn-kws", "cnn-cifar10", "vit-cifar100"),  # no vit records: left out
+        targets=("latency", "memory"),
+        settings=TrainSettings(epochs=2, device="cpu", valid_fraction=0.25),
+        config={"hidden": 8, "layers": 1, "head_width": 8},
+        test_fraction=0.34,
+        alphas=(0.0, 10.0),
+        results_path=tmp_path / "results.jsonl",
+        command="nnlat eval perfsage",
+    )
+    results = study.run(config, spaces())
+    runs = {(r.method, r.mode, r.trained_on) for r in results.rows}
+    assert ("perfsage", "specialised", "cnn-kws") in runs
+    assert ("perfsage", "generalised", "all") in runs
+    assert ("gcn", "specialised", "cnn-cifar10") in runs
+    assert ("perfsage-wo-cfe", "generalised", "all") in runs
+    assert ("perfsage-alpha0", "generalised", "all") in runs
+    # one test set per space, shared by every run and both targets
+    tests = {(r.space, r.test_size) for r in results.rows}
+    assert len(tests) == 2
+    assert {r.target for r in results.rows} == {"latency", "memory"}
+    report = study.render(results)
+    assert "## Table 6" in report and "## Table 4" in report and "Figure 4" in report
+    assert "vit-cifar100" not in report.split("## Table 6")[1]
+    written = study.plot(results, tmp_path)
+    assert {p.name for p in written} == {study.FIGURE3, study.FIGURE4}
+
+    again = study.run(config, spaces())  # resumes: nothing trains again
+    assert len(again.rows) == len(results.rows)
+    rebuilt = study.run(dataclasses.replace(config, fit_missing=False), [])
+    assert study.render(rebuilt).count("%") == report.count("%")
+
+
+def test_split_is_by_graph_and_the_same_for_every_method() -> None:
+    records = spaces()
+    first = study.split_space(records, 0.2, seed=3)
+    assert first == study.split_space(records, 0.2, seed=3)
+    assert study.cap_per_space(records, 2) == [r for r in records[:4]]
+
+
+def test_eval_command_rebuilds_the_report_from_its_results(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from nnlat.cli.main import app
+
+    config = study.PerfsageConfig(
+        spaces=("cnn-kws", "cnn-cifar10"),
+        targets=("latency",),
+        settings=TrainSettings(epochs=1, device="cpu", valid_fraction=0.25),
+        config={"hidden": 8, "layers": 1, "head_width": 8},
+        parts=("table6",),
+        test_fraction=0.34,
+        results_path=tmp_path / "results.jsonl",
+    )
+    study.run(config, spaces())
+    args = ["eval", "perfsage", "--report-only", "--spaces", "cnn-kws,cnn-cifar10"]
+    result = CliRunner().invoke(app, [*args, "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    report = (tmp_path / "README.md").read_text()
+    assert "--report-only" in report and "*cnn-kws*" in report and "Eagle" in report
