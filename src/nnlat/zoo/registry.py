@@ -34,6 +34,7 @@ EDGE_FAMILY_MODULES = (
     "edge.cnn_imagenet",
     "edge.cnn_kws",
     "edge.vit_cifar100",
+    "nasbench201_tflite",
 )
 
 # The ten families of the NNLQP dataset (the paper's Table 3 rows).
