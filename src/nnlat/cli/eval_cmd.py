@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from nnlat.cli import published_eval_cmd  # noqa: F401  (registers its commands on app)
+from nnlat.cli import maple_eval_cmd, published_eval_cmd  # noqa: F401  (register commands)
 from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.eval_options import (
     EpochsOption,

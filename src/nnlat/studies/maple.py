@@ -240,8 +240,8 @@ class MapleConfig:
     devices: tuple[str, ...]
     methods: tuple[str, ...] = DEFAULT_METHODS
     shots: tuple[int, ...] = SHOTS
-    seeds: int = 3
-    steps: int = 800
+    seeds: int = 2
+    steps: int = 400
     out: str | None = None
 
 
@@ -340,6 +340,10 @@ def run(
     Results already in ``config.out`` for the same data (same number of complete
     positions) are kept and not recomputed.
     """
+    import torch
+
+    # Hundreds of small full-batch fits: intra-op threads only contend on a shared core.
+    torch.set_num_threads(1)
     data = load_pool(config.db, config.devices)
     descriptors = load_descriptors(Path(config.descriptors))
     missing = [d for d in config.devices if d not in descriptors]
@@ -441,10 +445,14 @@ def _mean(rows: Sequence[MapleResult], attr: str) -> float:
     return statistics.fmean(getattr(r, attr) for r in rows)
 
 
+TABLE_METHODS = ("maple", "help", "lut", "lut-scaled")
+
+
 def render(study: Results[MapleConfig, MapleResult]) -> str:
-    """The report: Table 1 (per device and mean Acc(10 %), Spearman), then the ablation."""
-    config, rows = study.config, study.rows
-    methods = [m for m in METHODS if any(r.method == m for r in rows)]
+    """The report's tables: Table 1 (per device and mean Acc(10 %), Spearman), the ablation."""
+    config, all_rows = study.config, study.rows
+    rows = [r for r in all_rows if r.method in TABLE_METHODS]
+    methods = [m for m in TABLE_METHODS if any(r.method == m for r in rows)]
     shots = sorted({r.shots for r in rows})
     devices = [d for d in config.devices if any(r.device == d for r in rows)]
     cols = [(m, k) for m in methods for k in shots]
@@ -494,5 +502,97 @@ def render(study: Results[MapleConfig, MapleResult]) -> str:
         "### MAPE",
         "",
         *table("mape", lambda v: f"{v:.1%}"),
+        "",
+        *_ablation(all_rows, devices),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _ablation(rows: Sequence[MapleResult], devices: Sequence[str]) -> list[str]:
+    """Mean over devices of Acc(10 %) and Spearman for each descriptor subset."""
+    shots = sorted({r.shots for r in rows})
+    lines = [
+        "### Descriptor ablation (MAPLE regressor; mean over devices)",
+        "",
+        "| descriptor | parts | " + " | ".join(f"Acc(10 %) k={k} | Spearman k={k}" for k in shots)
+        + " |",
+        "|---|---|" + "---|---|" * len(shots),
+    ]
+    for method, parts in PARTS.items():
+        cells = []
+        for k in shots:
+            chosen = [r for r in rows if r.method == method and r.shots == k]
+            if not chosen:
+                cells += ["–", "–"]
+                continue
+            per_device = [[r for r in chosen if r.device == d] for d in devices]
+            per_device = [c for c in per_device if c]
+            cells.append(f"{statistics.fmean(_mean(c, 'acc_10') for c in per_device):.3f}")
+            cells.append(f"{statistics.fmean(_mean(c, 'spearman') for c in per_device):.3f}")
+        if any(c != "–" for c in cells):
+            lines.append(f"| {method} | {' + '.join(parts) or 'none'} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def report(study: Results[MapleConfig, MapleResult], out: Path, command: str) -> str:
+    """The README of ``reports/maple``: command, data, tables, distance map (PNG written)."""
+    from nnlat.measure.descriptor import pmu_status
+
+    config = study.config
+    descriptors = load_descriptors(Path(config.descriptors))
+    devices = [d for d in config.devices if d in descriptors]
+    plot_distances(descriptors, devices, out / "distance_map.png")
+    distances = descriptor_distances(descriptors, devices)
+    np.fill_diagonal(distances, np.inf)
+    nearest = [
+        f"| {short_name(d)} | {short_name(devices[int(np.argmin(distances[i]))])} | "
+        f"{distances[i].min():.1f} |"
+        for i, d in enumerate(devices)
+    ]
+    example = descriptors[devices[0]]
+    keys = sorted({r.data_key for r in study.rows})
+    lines = [
+        "# MAPLE on a device pool we own: descriptors and few-shot adaptation (issue 31)",
+        "",
+        f"Made by `{command}` (study: `nnlat.studies.maple`; data: "
+        "`scripts/maple_campaign.sh`, see `data/maple/README.md`).",
+        "",
+        f"Pool: {len(config.devices)} Ethos-U NPUs through Vela (`nnlat.measure.pool.VELA_POOL`). "
+        f"Data: NAS-Bench-201 int8 TFLite, complete positions × devices = {', '.join(keys)}. "
+        f"Descriptor: {len(example.workloads)} primitive workloads × "
+        f"{len(example.counter_names)} Vela counters + {len(example.spec)} specification "
+        f"values = {example.vector().size} numbers per device.",
+        "",
+        f"CPU counters: {pmu_status().reason}.",
+        "",
+        render(study),
+        "",
+        "## Device-distance map (MAPLE Figure 2)",
+        "",
+        "![distance map](distance_map.png)",
+        "",
+        "Euclidean distance between standardised descriptor vectors; each device's nearest:",
+        "",
+        "| device | nearest | distance |",
+        "|---|---|---|",
+        *nearest,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_table(data: PoolData, path: Path) -> int:
+    """The campaign as one wide CSV: position, split, arch, one latency column (ms) per device.
+
+    Only positions measured on every device are written. Returns how many.
+    """
+    import csv
+
+    rows = data.complete()
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["position", "split", "arch", *data.devices])
+        for p in rows:
+            split = "test" if is_test(int(p)) else "train"
+            latencies = [f"{v:.6f}" for v in data.latency_ms[p]]
+            writer.writerow([int(p), split, data.archs[p], *latencies])
+    return len(rows)
