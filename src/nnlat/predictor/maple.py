@@ -43,7 +43,7 @@ class MapleRegressor:
         seed: initialisation seed.
     """
 
-    hidden: int = 128
+    hidden: int = 64
     embedding: int = 32
     steps: int = 1500
     lr: float = 3e-3
