@@ -62,7 +62,7 @@ PARTS = {
     "maple-counters": ("counters",),
     "maple-spec": ("spec",),
 }
-METHODS = (*PARTS, "help", "lut", "lut-scaled")
+METHODS = (*PARTS, "maple-lut", "help", "lut", "lut-scaled")
 DEFAULT_METHODS = ("maple", "help", "lut", "lut-scaled")
 
 
@@ -77,6 +77,16 @@ def is_test(position: int) -> bool:
         200
     """
     return position % 11 in (4, 10)
+
+
+def is_validation(position: int) -> bool:
+    """Training positions held out to choose methods and settings (never test ones).
+
+    Example:
+        >>> any(is_validation(p) and is_test(p) for p in range(1100))
+        False
+    """
+    return position % 11 in (2, 7)
 
 
 def encode(arch: str) -> np.ndarray:
@@ -243,6 +253,7 @@ class MapleConfig:
     seeds: int = 2
     steps: int = 400
     out: str | None = None
+    validation: bool = False
 
 
 @dataclass(frozen=True)
@@ -281,6 +292,7 @@ class _Fold:
     test: np.ndarray
     shots: np.ndarray
     enc: np.ndarray = field(repr=False)
+    lut: np.ndarray = field(repr=False)  # LUT sums (ms), (positions, devices)
 
     @property
     def others(self) -> list[int]:
@@ -307,14 +319,30 @@ def _regressor_rows(
 def _predict(method: str, fold: _Fold, steps: int, seed: int) -> np.ndarray:
     devices = fold.data.devices
     if method in ("lut", "lut-scaled"):
-        config = arch_config(ALL_CONV3X3)
-        desc = fold.descriptors[devices[fold.target]]
-        lut = np.array([lut_latency_ms(fold.data.archs[p], desc, config) for p in fold.test])
+        lut = fold.lut[fold.test, fold.target]
         if method == "lut":
             return lut
-        shot_lut = np.array([lut_latency_ms(fold.data.archs[p], desc, config) for p in fold.shots])
+        shot_lut = fold.lut[fold.shots, fold.target]
         ratio = fold.data.latency_ms[fold.shots, fold.target] / shot_lut
         return lut * float(np.median(ratio))
+    if method == "maple-lut":
+        # The descriptor enters twice: as MAPLE's vector, and composed with the architecture
+        # as the look-up-table sum of its primitives' latencies on the device; the network
+        # learns the correction factor (measured / sum), which varies far less across
+        # devices than the latency itself (a 300x range over the pool).
+        vectors = np.stack([fold.descriptors[d].vector() for d in devices])
+        lut = fold.lut
+        arch, desc, y, weight = _regressor_rows(fold, vectors)
+        rows_lut = np.concatenate(
+            [lut[fold.train, j] for j in fold.others] + [lut[fold.shots, fold.target]]
+        )
+        desc = np.concatenate([desc, np.log(rows_lut)[:, None]], axis=1)
+        model = MapleRegressor(steps=steps, seed=seed).fit(arch, desc, y / rows_lut, weight)
+        n = len(fold.test)
+        test_desc = np.repeat(vectors[fold.target][None], n, axis=0)
+        test_lut = lut[fold.test, fold.target]
+        test_desc = np.concatenate([test_desc, np.log(test_lut)[:, None]], axis=1)
+        return model.predict(fold.enc[fold.test], test_desc) * test_lut
     if method == "help":
         # A device is its latencies on the reference architectures (the target's shots).
         vectors = np.log(fold.data.latency_ms[fold.shots].T)
@@ -325,6 +353,14 @@ def _predict(method: str, fold: _Fold, steps: int, seed: int) -> np.ndarray:
     model = MapleRegressor(steps=steps, seed=seed).fit(arch, desc, y, weight)
     n = len(fold.test)
     return model.predict(fold.enc[fold.test], np.repeat(vectors[fold.target][None], n, axis=0))
+
+
+def lut_table(data: PoolData, descriptors: dict[str, HardwareDescriptor]) -> np.ndarray:
+    """LUT sums (ms), ``(positions, devices)``."""
+    config = arch_config(ALL_CONV3X3)
+    return np.array(
+        [[lut_latency_ms(arch, descriptors[d], config) for d in data.devices] for arch in data.archs]
+    )
 
 
 def _data_key(data: PoolData) -> str:
@@ -352,22 +388,26 @@ def run(
     complete = data.complete()
     train = np.array([p for p in complete if not is_test(int(p))])
     test = np.array([p for p in complete if is_test(int(p))])
+    if config.validation:  # choose on validation: the test positions are not read at all
+        test = np.array([p for p in train if is_validation(int(p))])
+        train = np.array([p for p in train if not is_validation(int(p))])
     if len(train) < max(config.shots) or len(test) == 0:
         raise ValueError(
             f"{len(train)} training and {len(test)} test architectures are measured on every "
             "device: too few to run"
         )
-    key = _data_key(data)
+    key = _data_key(data) + ("-validation" if config.validation else "")
     path = Path(config.out) if config.out else None
     done = [r for r in (read_jsonl(path, MapleResult) if path else []) if r.data_key == key]
     seen = {(r.device, r.method, r.shots, r.seed) for r in done}
     results: list[MapleResult] = list(done)
     enc = np.stack([encode(a) for a in data.archs])
+    lut = lut_table(data, descriptors)
     for target, device in enumerate(data.devices):
         for k in config.shots:
             for seed in range(config.seeds):
                 shots = _shots(train, k, device, seed)
-                fold = _Fold(data, descriptors, target, train, test, shots, enc)
+                fold = _Fold(data, descriptors, target, train, test, shots, enc, lut)
                 for method in config.methods:
                     if (device, method, k, seed) in seen:
                         continue
@@ -445,7 +485,7 @@ def _mean(rows: Sequence[MapleResult], attr: str) -> float:
     return statistics.fmean(getattr(r, attr) for r in rows)
 
 
-TABLE_METHODS = ("maple", "help", "lut", "lut-scaled")
+TABLE_METHODS = ("maple", "maple-lut", "help", "lut", "lut-scaled")
 
 
 def render(study: Results[MapleConfig, MapleResult]) -> str:
@@ -489,7 +529,8 @@ def render(study: Results[MapleConfig, MapleResult]) -> str:
             if sample
             else "no results"
         )
-        + f"; {config.seeds} seeds of the shots, averaged per device, then over devices.",
+        + f"; seeds of the shots {sorted({r.seed for r in rows})}, averaged per device, "
+        "then over devices.",
         "",
         "### Acc(10 %) (MAPLE's Table 1 metric; devices as rows)",
         "",
@@ -511,8 +552,9 @@ def render(study: Results[MapleConfig, MapleResult]) -> str:
 def _ablation(rows: Sequence[MapleResult], devices: Sequence[str]) -> list[str]:
     """Mean over devices of Acc(10 %) and Spearman for each descriptor subset."""
     shots = sorted({r.shots for r in rows})
+    seeds = sorted({r.seed for r in rows if r.method in PARTS})
     lines = [
-        "### Descriptor ablation (MAPLE regressor; mean over devices)",
+        f"### Descriptor ablation (MAPLE regressor; mean over devices; seeds {seeds})",
         "",
         "| descriptor | parts | " + " | ".join(f"Acc(10 %) k={k} | Spearman k={k}" for k in shots)
         + " |",
