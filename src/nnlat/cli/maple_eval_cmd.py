@@ -23,7 +23,8 @@ def maple_command(
         typer.Option(help="Descriptors JSON: completed for missing pool devices, then read."),
     ] = Path("data/maple/descriptors.json"),
     methods: Annotated[
-        str, typer.Option("--methods", "-m", help="Comma-separated, of nnlat.studies.maple.METHODS.")
+        str,
+        typer.Option("--methods", "-m", help="Comma-separated, of nnlat.studies.maple.METHODS."),
     ] = "maple,help,lut,lut-scaled,maple-none,maple-latency,maple-counters,maple-spec",
     shots: Annotated[str, typer.Option("--shots", help="k values, comma-separated.")] = "3,10",
     seeds: Annotated[int, typer.Option("--seeds", min=1, help="Draws of the k shots.")] = 2,

@@ -291,6 +291,4 @@ def save_descriptors(descriptors: list[HardwareDescriptor], path: Path) -> None:
 
 def load_descriptors(path: Path) -> dict[str, HardwareDescriptor]:
     """Read :func:`save_descriptors`'s file, by platform name."""
-    return {
-        d.platform: d for d in map(HardwareDescriptor.from_json, json.loads(path.read_text()))
-    }
+    return {d.platform: d for d in map(HardwareDescriptor.from_json, json.loads(path.read_text()))}

@@ -132,7 +132,7 @@ class _Scaler:
 
 
 def _DualStream(arch_dim: int, desc_dim: int, hidden: int, embedding: int):  # type: ignore[no-untyped-def]  # noqa: N802
-    """Architecture stream (2 hidden layers → ``embedding``), then [embedding, descriptor] → 2 hidden → 1."""
+    """The network: architecture → 2 hidden → ``embedding``; [that, descriptor] → 2 hidden → 1."""
     import torch
     from torch import nn
 

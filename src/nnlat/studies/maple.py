@@ -359,7 +359,10 @@ def lut_table(data: PoolData, descriptors: dict[str, HardwareDescriptor]) -> np.
     """LUT sums (ms), ``(positions, devices)``."""
     config = arch_config(ALL_CONV3X3)
     return np.array(
-        [[lut_latency_ms(arch, descriptors[d], config) for d in data.devices] for arch in data.archs]
+        [
+            [lut_latency_ms(arch, descriptors[d], config) for d in data.devices]
+            for arch in data.archs
+        ]
     )
 
 
@@ -438,7 +441,12 @@ def run(
 
 
 def short_name(platform: str) -> str:
-    """``u55_32.ethos_u55_deep_embedded.shared_sram-vela5.2-int8`` → ``u55_32/deep_embedded/shared_sram``."""
+    """A pool name without its repeated parts.
+
+    Example:
+        >>> short_name("u55_32.ethos_u55_deep_embedded.shared_sram-vela5.2-int8")
+        'u55_32/deep_embedded/shared_sram'
+    """
     hardware = platform.split("-vela")[0]
     accelerator, system, memory = hardware.split(".")
     system = system.replace("ethos_u55_", "").replace("ethos_u65_", "").replace("ethos_u85_", "")
@@ -472,8 +480,15 @@ def plot_distances(
     axes.set_yticks(range(len(names)), names, fontsize=7)
     for i in range(len(names)):
         for j in range(len(names)):
-            axes.text(j, i, f"{distances[i, j]:.0f}", ha="center", va="center", fontsize=5,
-                      color="white" if distances[i, j] < distances.max() / 2 else "black")
+            axes.text(
+                j,
+                i,
+                f"{distances[i, j]:.0f}",
+                ha="center",
+                va="center",
+                fontsize=5,
+                color="white" if distances[i, j] < distances.max() / 2 else "black",
+            )
     figure.colorbar(image, ax=axes, label="Euclidean distance (standardised descriptors)")
     axes.set_title("Distance between hardware descriptors (MAPLE Figure 2)")
     figure.tight_layout()
@@ -556,7 +571,8 @@ def _ablation(rows: Sequence[MapleResult], devices: Sequence[str]) -> list[str]:
     lines = [
         f"### Descriptor ablation (MAPLE regressor; mean over devices; seeds {seeds})",
         "",
-        "| descriptor | parts | " + " | ".join(f"Acc(10 %) k={k} | Spearman k={k}" for k in shots)
+        "| descriptor | parts | "
+        + " | ".join(f"Acc(10 %) k={k} | Spearman k={k}" for k in shots)
         + " |",
         "|---|---|" + "---|---|" * len(shots),
     ]
@@ -572,7 +588,9 @@ def _ablation(rows: Sequence[MapleResult], devices: Sequence[str]) -> list[str]:
             cells.append(f"{statistics.fmean(_mean(c, 'acc_10') for c in per_device):.3f}")
             cells.append(f"{statistics.fmean(_mean(c, 'spearman') for c in per_device):.3f}")
         if any(c != "–" for c in cells):
-            lines.append(f"| {method} | {' + '.join(parts) or 'none'} | " + " | ".join(cells) + " |")
+            lines.append(
+                f"| {method} | {' + '.join(parts) or 'none'} | " + " | ".join(cells) + " |"
+            )
     return lines
 
 

@@ -22,6 +22,7 @@ The primitive operations of the space, alone, at the sizes the space uses are in
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -35,7 +36,9 @@ if TYPE_CHECKING:
 STAGES = 3
 
 
-def _relu_conv_bn(x: keras.KerasTensor, channels: int, kernel: int, stride: int = 1) -> keras.KerasTensor:
+def _relu_conv_bn(
+    x: keras.KerasTensor, channels: int, kernel: int, stride: int = 1
+) -> keras.KerasTensor:
     import keras
 
     x = keras.layers.ReLU()(x)
@@ -172,7 +175,9 @@ def primitives(config: Config) -> dict[str, Primitive]:
     """
     import keras
 
-    def single(shape: tuple[int, ...], body: Callable[[keras.KerasTensor], keras.KerasTensor]) -> Primitive:
+    def single(
+        shape: tuple[int, ...], body: Callable[[keras.KerasTensor], keras.KerasTensor]
+    ) -> Primitive:
         def make() -> keras.Model:
             inputs = keras.Input(batch_shape=shape)
             return keras.Model(inputs, body(inputs))
@@ -191,14 +196,12 @@ def primitives(config: Config) -> dict[str, Primitive]:
         found[f"zero_c{c}"] = single(shape, lambda x: keras.layers.Rescaling(0.0)(x))
     resolution = config["resolution"]
     found["stem"] = single((1, resolution, resolution, 3), lambda x: stem(x, config["channels"]))
-    for (c_in, r_in), (c_out, _) in zip(sizes, sizes[1:], strict=False):
+    for (c_in, r_in), (c_out, _) in itertools.pairwise(sizes):
         found[f"reduction_c{c_out}"] = single(
             (1, r_in, r_in, c_in), lambda x, c=c_out: reduction(x, c)
         )
     c_last, r_last = sizes[-1]
-    found["head"] = single(
-        (1, r_last, r_last, c_last), lambda x: head(x, config["num_classes"])
-    )
+    found["head"] = single((1, r_last, r_last, c_last), lambda x: head(x, config["num_classes"]))
     return found
 
 
