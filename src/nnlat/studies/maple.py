@@ -594,6 +594,21 @@ def _ablation(rows: Sequence[MapleResult], devices: Sequence[str]) -> list[str]:
     return lines
 
 
+def _status(rows: Sequence[MapleResult], devices: int) -> list[str]:
+    """A warning line when the study ran on fewer architectures than the protocol's 900."""
+    if not rows:
+        return []
+    per_device = (rows[0].train_rows - rows[0].shots) // (devices - 1)
+    if per_device >= 900:
+        return []
+    return [
+        f"**Preliminary**: the campaign had {per_device} training and {rows[0].test_archs} "
+        "test architectures measured on every device when this ran (the protocol: 900 and "
+        "200). Rerun the command on the finished campaign.",
+        "",
+    ]
+
+
 def report(study: Results[MapleConfig, MapleResult], out: Path, command: str) -> str:
     """The README of ``reports/maple``: command, data, tables, distance map (PNG written)."""
     from nnlat.measure.descriptor import pmu_status
@@ -624,6 +639,17 @@ def report(study: Results[MapleConfig, MapleResult], out: Path, command: str) ->
         f"values = {example.vector().size} numbers per device.",
         "",
         f"CPU counters: {pmu_status().reason}.",
+        "",
+        *_status(study.rows, len(config.devices)),
+        "Methods: `maple` = MAPLE's dual-stream regressor on [one-hot cell; descriptor] with "
+        "the k shots mixed in (eq. 3 weights); `maple-lut` = the same, with the descriptor "
+        "also composed with the architecture as the sum of its primitives' latencies, the "
+        "network predicting measured / sum (nnlat's variant, added after `maple`'s first "
+        "test numbers on an earlier 57-architecture snapshot were seen; not in the paper); "
+        "`help` = HELP's kind of descriptor (the device's latencies on k reference "
+        "architectures = the shots), same regressor; `lut` = sum of the primitives' "
+        "latencies (no shots); `lut-scaled` = that sum times the median measured/sum ratio "
+        "of the shots. `maple-<parts>` = the ablation.",
         "",
         render(study),
         "",
