@@ -74,6 +74,23 @@ def test_platforms_lists_local_and_registered(env: dict[str, str]) -> None:
         } <= row.keys()
 
 
+def test_platforms_json_describes_a_vela_target_with_its_configuration_file(
+    env: dict[str, str],
+) -> None:
+    pytest.importorskip("ethosu.vela")
+    from nnlat.measure.pool import VELA_POOL, pool_config
+
+    env = env | {"NNLAT_VELA_CONFIG": str(pool_config())}
+    result = runner.invoke(app, ["platforms", "--json"], env=env)
+    rows = {r["name"]: r for r in json.loads(result.stdout)["platforms"]}
+    custom = next(name for name in VELA_POOL if ".nnlat_u85_" in name)
+    details = rows[custom]["details"]
+    assert details["accelerator"].startswith("ethos-u85-")
+    assert details["system_config"].startswith("nnlat_U85_")
+    assert details["config_files"][-1] == str(pool_config())
+    assert rows[custom]["runtime"] == "vela"
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [

@@ -13,8 +13,11 @@ from typing import Annotated
 
 import typer
 
-from nnlat.cli import published_eval_cmd  # noqa: F401  (registers its commands on app)
-from nnlat.cli import perfsage_eval_cmd  # noqa: F401  (registers its command on app)
+from nnlat.cli import (  # noqa: F401  (each registers its commands on app)
+    maple_eval_cmd,
+    perfsage_eval_cmd,
+    published_eval_cmd,
+)
 from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.eval_options import (
     EpochsOption,

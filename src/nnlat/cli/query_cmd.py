@@ -229,6 +229,7 @@ def platforms_command(
             stored = {r.platform.name: r.platform for r in store.list_platforms()}
         heads = load_predictor().platforms
         limits = _onnx_limits(local.values())
+        details = _backend_details(local.values())
     rows = []
     for name in sorted(local.keys() | stored.keys()):
         p = local.get(name) or stored[name]
@@ -246,6 +247,7 @@ def platforms_command(
                 "missing": limits.get(name),
                 "registered": name in stored,
                 "predicted_by": _serving_head(name, heads),
+                **({"details": details[name]} if name in details else {}),
             }
         )
     if as_json:
@@ -287,6 +289,21 @@ def _onnx_limits(platforms: Iterable[Platform]) -> dict[str, str]:
         if verdict is not None and not verdict:
             limits[platform.name] = verdict.reason
     return limits
+
+
+def _backend_details(platforms: Iterable[Platform]) -> dict[str, dict[str, object]]:
+    """Platform name → what its backend says it is (a Vela target's accelerator, …)."""
+    from nnlat.measure.backends.registry import backend_registry
+
+    registry = backend_registry()
+    found: dict[str, dict[str, object]] = {}
+    backends: dict[str, object] = {}
+    for platform in platforms:
+        backend = backends.setdefault(platform.runtime, registry.get(platform.runtime)())
+        describe = getattr(backend, "details", None)
+        if describe is not None:
+            found[platform.name] = describe(platform)
+    return found
 
 
 def _serving_head(platform: str, heads: list[str]) -> str | None:

@@ -36,6 +36,9 @@ EDGE_FAMILY_MODULES = (
     "edge.vit_cifar100",
 )
 
+# Search spaces of the ONNX families again as int8 TFLite, for NPUs (same configurations).
+TFLITE_FAMILY_MODULES = ("nasbench201_tflite",)
+
 # The ten families of the NNLQP dataset (the paper's Table 3 rows).
 NNLQP_FAMILIES = (
     "alexnet",
@@ -55,7 +58,7 @@ NNLQP_FAMILIES = (
 def families() -> Registry[Family]:
     """The registry of all families (imports their modules, and so torch, on first call)."""
     registry: Registry[Family] = Registry("model family")
-    for module_name in FAMILY_MODULES + EDGE_FAMILY_MODULES:
+    for module_name in FAMILY_MODULES + EDGE_FAMILY_MODULES + TFLITE_FAMILY_MODULES:
         module = importlib.import_module(f"nnlat.zoo.{module_name}")
         registry.register(module.FAMILY.name, module.FAMILY)
     return registry

@@ -290,6 +290,31 @@ class VelaBackend:
             raise UnknownPlatformError(f"{name!r} is not one of the Vela platforms offered")
         return entry[0]
 
+    def target(self, name: str) -> VelaTarget:
+        """What the platform called ``name`` compiles for.
+
+        Raises:
+            UnknownPlatformError: no such Vela platform.
+        """
+        entry = self._all().get(name)
+        if entry is None:
+            raise UnknownPlatformError(f"{name!r} is not one of the Vela platforms offered")
+        return entry[1]
+
+    def details(self, platform: Platform) -> dict[str, object]:
+        """Accelerator, system configuration, memory mode and configuration files of a platform.
+
+        Raises:
+            UnknownPlatformError: no such Vela platform.
+        """
+        target = self.target(platform.name)
+        return {
+            "accelerator": target.accelerator,
+            "system_config": target.system_config,
+            "memory_mode": target.memory_mode,
+            "config_files": list(target.config_files),
+        }
+
     def prepare(self, model: Any, platform: Platform, spec: MeasureSpec) -> VelaPrepared:
         """Compile the model with Vela and read its estimate.
 

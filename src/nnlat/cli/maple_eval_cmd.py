@@ -1,0 +1,79 @@
+"""``nnlat eval maple``: hardware descriptors and few-shot adaptation on the Vela pool (MAPLE)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nnlat.cli.db_cmd import DbUrlOption
+from nnlat.cli.eval_options import ReportOnlyOption, app, command_line, ints
+from nnlat.cli.output import comma_list, stdout, user_errors
+
+RESULTS = "results.jsonl"
+REPORT = "README.md"
+
+
+@app.command("maple")
+def maple_command(
+    ctx: typer.Context,
+    descriptors: Annotated[
+        Path,
+        typer.Option(help="Descriptors JSON: completed for missing pool devices, then read."),
+    ] = Path("data/maple/descriptors.json"),
+    methods: Annotated[
+        str,
+        typer.Option("--methods", "-m", help="Comma-separated, of nnlat.studies.maple.METHODS."),
+    ] = "maple,help,lut,lut-scaled,maple-none,maple-latency,maple-counters,maple-spec",
+    shots: Annotated[str, typer.Option("--shots", help="k values, comma-separated.")] = "3,10",
+    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Draws of the k shots.")] = 2,
+    steps: Annotated[int, typer.Option("--steps", min=1, help="Regressor training steps.")] = 400,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Report folder: README.md, results.jsonl, PNG.")
+    ] = Path("reports/maple"),
+    report_only: ReportOnlyOption = False,
+    db: DbUrlOption = None,
+) -> None:
+    """Leave each pool NPU out, adapt from k latencies, compare MAPLE, HELP-style and LUT.
+
+    Reads the campaign of scripts/maple_campaign.sh (NAS-Bench-201, int8, on the sixteen
+    Vela devices of nnlat.measure.pool) from --db. Example: `nnlat eval maple --db
+    sqlite:////work/campaign/maple.db --shots 3,10`.
+    """
+    import os
+
+    from nnlat.measure.pool import VELA_POOL, pool_config
+    from nnlat.studies import maple as study
+    from nnlat.studies.results import Results, read_jsonl
+
+    os.environ.setdefault("NNLAT_VELA_CONFIG", str(pool_config()))
+    config = study.MapleConfig(
+        db=db or "",
+        descriptors=str(descriptors),
+        devices=VELA_POOL,
+        methods=tuple(comma_list(methods)),
+        shots=tuple(ints(shots)),
+        seeds=seeds,
+        steps=steps,
+        out=str(out / RESULTS),
+    )
+    unknown = set(config.methods) - set(study.METHODS)
+    if unknown:
+        raise typer.BadParameter(f"unknown methods {sorted(unknown)}; known: {study.METHODS}")
+    out.mkdir(parents=True, exist_ok=True)
+    with user_errors():
+        if report_only:
+            results = Results(config, read_jsonl(out / RESULTS, study.MapleResult))
+        else:
+            if db is None:
+                raise typer.BadParameter("--db is needed (the campaign's database)")
+            study.characterise_pool(
+                VELA_POOL,
+                descriptors,
+                on_device=lambda p: stdout.print(f"characterised {p}", highlight=False),
+            )
+            results = study.run(config)
+        report = study.report(results, out, command_line(ctx))
+    (out / REPORT).write_text(report)
+    stdout.print(f"wrote {out / REPORT}")

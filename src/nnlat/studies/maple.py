@@ -1,0 +1,684 @@
+"""MAPLE on a device pool we own: hardware descriptors and few-shot adaptation (issue 31).
+
+MAPLE (Abbasi et al., CVPRW 2022) adapts a latency predictor to an unseen device from 3
+measurements because it describes the hardware: every primitive of the search space is
+run alone on the device, with its counters (§3.3); a dual-stream regressor takes the
+architecture encoding and that descriptor (§3.4); the target's few latencies are mixed
+into the training set with a larger weight. Its Table 1: leave-one-device-out over eight
+devices, mean Acc(10 %) 0.87 with 3 shots, 0.93 with 10 (HELP with 10: 0.81).
+
+Here the pool is :data:`nnlat.measure.pool.VELA_POOL` (sixteen Ethos-U NPUs through Vela)
+and the space NAS-Bench-201 as int8 TFLite (``nasbench201-int8``), measured by
+``scripts/maple_campaign.sh``. Variants are split by their position in the campaign's
+seeded draw (:func:`is_test`): of the first 1,100, 900 training and 200 test
+architectures, the same on every device. Descriptors (:func:`characterise_pool`) are
+built from the primitives of :func:`nnlat.zoo.nasbench201_tflite.primitives` before any
+architecture is looked at.
+
+For each target device, k ∈ {3, 10} shots and a seed, with the k shots drawn from the
+target's *training* architectures (its test architectures are never seen), methods
+(:data:`METHODS`):
+
+* ``maple``: the dual-stream regressor on [one-hot cell encoding; full descriptor],
+  trained on the other devices' training rows with the k shots mixed in (eq. 3);
+* ``maple-<parts>``: the same with only some descriptor parts (the ablation): ``none``
+  (no descriptor: only the k shots tell the devices apart), ``latency`` (the primitives'
+  latencies), ``counters`` (their Vela counters without latency), ``spec`` (a priori);
+* ``help``: HELP's kind of descriptor — a device is its latencies on k reference
+  architectures (the target's k shots, measured on every training device too), with the
+  same regressor and mixing; latencies only, no counters, no specification;
+* ``lut``: the look-up-table sum of the target's primitive latencies (0 shots);
+* ``lut-scaled``: that sum times the median ratio of measured to summed over the k shots.
+
+Metrics on the target's test architectures: Acc(10 %), Acc(5 %), MAPE, Spearman.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nnlat.measure.descriptor import HardwareDescriptor, characterise_vela, load_descriptors
+from nnlat.predictor.maple import MapleRegressor, mixing_weights
+from nnlat.predictor.metrics import accuracy_report, spearman
+from nnlat.studies.results import Results, read_jsonl, record_result
+from nnlat.zoo.nasbench201 import ALL_CONV3X3, OPS, arch_config, parse_arch
+
+FAMILY = "nasbench201-int8"
+VARIANTS = 1100  # the campaign's first 1,100 draws: 900 training, 200 test
+SHOTS = (3, 10)
+PARTS = {
+    "maple": ("latency", "counters", "spec"),
+    "maple-none": (),
+    "maple-latency": ("latency",),
+    "maple-counters": ("counters",),
+    "maple-spec": ("spec",),
+}
+METHODS = (*PARTS, "maple-lut", "help", "lut", "lut-scaled")
+DEFAULT_METHODS = ("maple", "help", "lut", "lut-scaled")
+
+
+def is_test(position: int) -> bool:
+    """Whether the campaign's variant at ``position`` (0-based) is a test architecture.
+
+    Two of every eleven: 200 of the first 1,100, spread over the campaign so that a
+    campaign stopped early still has both kinds in the same 9 : 2 ratio.
+
+    Example:
+        >>> sum(is_test(p) for p in range(1100))
+        200
+    """
+    return position % 11 in (4, 10)
+
+
+def is_validation(position: int) -> bool:
+    """Training positions held out to choose methods and settings (never test ones).
+
+    Example:
+        >>> any(is_validation(p) and is_test(p) for p in range(1100))
+        False
+    """
+    return position % 11 in (2, 7)
+
+
+def encode(arch: str) -> np.ndarray:
+    """One-hot operation matrix of a cell (MAPLE's encoding, after White et al.): 6 × 5 → 30.
+
+    Example:
+        >>> encode(ALL_CONV3X3).reshape(6, 5)[0].tolist()
+        [0.0, 0.0, 0.0, 1.0, 0.0]
+    """
+    edges = [op for node in parse_arch(arch) for op, _ in node]
+    out = np.zeros((len(edges), len(OPS)))
+    for row, op in enumerate(edges):
+        out[row, OPS.index(op)] = 1.0
+    return out.ravel()
+
+
+@dataclass(frozen=True)
+class PoolData:
+    """The campaign's latencies, one row per variant position.
+
+    Attributes:
+        archs: NAS-Bench-201 strings, by position.
+        devices: platform names, the columns of ``latency_ms``.
+        latency_ms: ``(positions, devices)``; NaN where not (yet) measured.
+    """
+
+    archs: tuple[str, ...]
+    devices: tuple[str, ...]
+    latency_ms: np.ndarray
+
+    def complete(self) -> np.ndarray:
+        """Positions measured on every device, in order."""
+        return np.flatnonzero(~np.isnan(self.latency_ms).any(axis=1))
+
+
+def load_pool(db: str, devices: Sequence[str], family: str = FAMILY) -> PoolData:
+    """Read the campaign's results for ``devices`` from the store at ``db``.
+
+    A variant's position is its rank among the family's models in insertion order (the
+    campaign inserts them in its seeded draw order); positions from :data:`VARIANTS` on
+    are not read.
+    """
+    import sqlalchemy as sa
+
+    from nnlat.store import Store
+
+    query = sa.text(
+        "SELECT m.id, m.zoo_spec, p.name, ms.median_ms FROM measurements ms "
+        "JOIN models m ON ms.model_id = m.id JOIN platforms p ON p.id = ms.platform_id "
+        "WHERE m.family = :family AND ms.status = 'ok' AND ms.batch_size = 1"
+    )
+    with Store.open(db, migrate=False) as store, store.engine.connect() as connection:
+        rows = connection.execute(query, {"family": family}).all()
+    ids = sorted({row[0] for row in rows})[:VARIANTS]
+    position = {model_id: i for i, model_id in enumerate(ids)}
+    archs = [""] * len(ids)
+    column = {name: j for j, name in enumerate(devices)}
+    latency = np.full((len(ids), len(devices)), np.nan)
+    for model_id, spec, platform, median_ms in rows:
+        if model_id not in position:
+            continue
+        spec = json.loads(spec) if isinstance(spec, str) else spec
+        archs[position[model_id]] = spec["config"]["arch"]
+        if platform in column:
+            latency[position[model_id], column[platform]] = median_ms
+    return PoolData(tuple(archs), tuple(devices), latency)
+
+
+def nb201_workloads(cache: Path | None = None) -> dict[str, bytes]:
+    """The int8 ``.tflite`` of every NAS-Bench-201 primitive (exported once, cached).
+
+    Args:
+        cache: a folder keeping the exported files between runs; None exports each time.
+    """
+    from nnlat.zoo.edge.tflite_export import export_int8
+    from nnlat.zoo.nasbench201_tflite import primitives
+
+    found: dict[str, bytes] = {}
+    for name, (build, shape) in primitives(arch_config(ALL_CONV3X3)).items():
+        path = cache / f"{name}.tflite" if cache is not None else None
+        if path is not None and path.is_file():
+            found[name] = path.read_bytes()
+            continue
+        found[name] = export_int8(build, shape)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(found[name])
+    return found
+
+
+def characterise_pool(
+    platforms: Sequence[str],
+    out: Path,
+    cache: Path | None = None,
+    on_device: Callable[[str], None] | None = None,
+) -> dict[str, HardwareDescriptor]:
+    """Build (or complete) the descriptors of ``platforms`` in the JSON file ``out``.
+
+    Resumable: platforms already in ``out`` are kept, not measured again.
+    """
+    from nnlat.measure.descriptor import save_descriptors
+
+    found = load_descriptors(out) if out.is_file() else {}
+    workloads = None
+    for platform in platforms:
+        if platform in found:
+            continue
+        workloads = workloads or nb201_workloads(cache)
+        found[platform] = characterise_vela(platform, workloads)
+        save_descriptors(list(found.values()), out)
+        if on_device is not None:
+            on_device(platform)
+    return found
+
+
+def lut_latency_ms(arch: str, descriptor: HardwareDescriptor, config: dict[str, Any]) -> float:
+    """The look-up-table estimate: the sum of the primitives' latencies along ``arch``.
+
+    Per cell, per node: each non-``none`` edge's operation (a skip costs nothing alone),
+    plus one ``add`` per extra term, or the ``zero`` multiply when every edge is ``none``;
+    plus stem, reductions and head.
+    """
+    from nnlat.zoo.nasbench201_tflite import stage_sizes
+
+    def lat(name: str) -> float:
+        return descriptor.counter(name, "latency_s") * 1e3
+
+    op_name = {"nor_conv_1x1": "conv1x1", "nor_conv_3x3": "conv3x3", "avg_pool_3x3": "avgpool3x3"}
+    nodes = parse_arch(arch)
+    total = lat("stem") + lat("head")
+    for stage, (channels, _) in enumerate(stage_sizes(config)):
+        if stage:
+            total += lat(f"reduction_c{channels}")
+        cell = 0.0
+        for edges in nodes:
+            terms = [op for op, _ in edges if op != "none"]
+            cell += sum(lat(f"{op_name[op]}_c{channels}") for op in terms if op in op_name)
+            cell += lat(f"add_c{channels}") * max(len(terms) - 1, 0)
+            cell += 0.0 if terms else lat(f"zero_c{channels}")
+        total += cell * config["cells_per_stage"]
+    return total
+
+
+@dataclass(frozen=True)
+class MapleConfig:
+    """What the study runs.
+
+    Attributes:
+        db: database URL of the campaign.
+        descriptors: the descriptors' JSON file (:func:`characterise_pool`).
+        devices: the pool; each is left out in turn.
+        methods: of :data:`METHODS`.
+        shots: adaptation sizes k.
+        seeds: draws of the k shots per device.
+        steps: the regressor's training steps.
+        out: results file (JSON lines; a rerun resumes).
+    """
+
+    db: str
+    descriptors: str
+    devices: tuple[str, ...]
+    methods: tuple[str, ...] = DEFAULT_METHODS
+    shots: tuple[int, ...] = SHOTS
+    seeds: int = 2
+    steps: int = 400
+    out: str | None = None
+    validation: bool = False
+
+
+@dataclass(frozen=True)
+class MapleResult:
+    """One (device, method, k, seed): metrics on the device's test architectures."""
+
+    device: str
+    method: str
+    shots: int
+    seed: int
+    train_rows: int
+    test_archs: int
+    acc_10: float
+    acc_5: float
+    mape: float
+    spearman: float
+    seconds: float
+    data_key: str = ""
+
+
+def _shots(train: np.ndarray, k: int, device: str, seed: int) -> np.ndarray:
+    """k of the target's training positions, for a (device, seed): the first k of one order."""
+    digest = hashlib.sha256(f"{device}/{seed}".encode()).digest()
+    rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+    return rng.permutation(train)[:k]
+
+
+@dataclass
+class _Fold:
+    """Everything one (target, k, seed) needs."""
+
+    data: PoolData
+    descriptors: dict[str, HardwareDescriptor]
+    target: int
+    train: np.ndarray  # positions (complete, training split)
+    test: np.ndarray
+    shots: np.ndarray
+    enc: np.ndarray = field(repr=False)
+    lut: np.ndarray = field(repr=False)  # LUT sums (ms), (positions, devices)
+
+    @property
+    def others(self) -> list[int]:
+        return [j for j in range(len(self.data.devices)) if j != self.target]
+
+
+def _regressor_rows(
+    fold: _Fold, device_vectors: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Training rows: the other devices' training archs, then the target's shots."""
+    arch, desc, y = [], [], []
+    for j in fold.others:
+        arch.append(fold.enc[fold.train])
+        desc.append(np.repeat(device_vectors[j][None], len(fold.train), axis=0))
+        y.append(fold.data.latency_ms[fold.train, j])
+    initial = sum(len(a) for a in arch)
+    arch.append(fold.enc[fold.shots])
+    desc.append(np.repeat(device_vectors[fold.target][None], len(fold.shots), axis=0))
+    y.append(fold.data.latency_ms[fold.shots, fold.target])
+    weight = mixing_weights(initial, len(fold.shots))
+    return np.concatenate(arch), np.concatenate(desc), np.concatenate(y), weight
+
+
+def _predict(method: str, fold: _Fold, steps: int, seed: int) -> np.ndarray:
+    devices = fold.data.devices
+    if method in ("lut", "lut-scaled"):
+        lut = fold.lut[fold.test, fold.target]
+        if method == "lut":
+            return lut
+        shot_lut = fold.lut[fold.shots, fold.target]
+        ratio = fold.data.latency_ms[fold.shots, fold.target] / shot_lut
+        return lut * float(np.median(ratio))
+    if method == "maple-lut":
+        # The descriptor enters twice: as MAPLE's vector, and composed with the architecture
+        # as the look-up-table sum of its primitives' latencies on the device; the network
+        # learns the correction factor (measured / sum), which varies far less across
+        # devices than the latency itself (a 300x range over the pool).
+        vectors = np.stack([fold.descriptors[d].vector() for d in devices])
+        lut = fold.lut
+        arch, desc, y, weight = _regressor_rows(fold, vectors)
+        rows_lut = np.concatenate(
+            [lut[fold.train, j] for j in fold.others] + [lut[fold.shots, fold.target]]
+        )
+        desc = np.concatenate([desc, np.log(rows_lut)[:, None]], axis=1)
+        model = MapleRegressor(steps=steps, seed=seed).fit(arch, desc, y / rows_lut, weight)
+        n = len(fold.test)
+        test_desc = np.repeat(vectors[fold.target][None], n, axis=0)
+        test_lut = lut[fold.test, fold.target]
+        test_desc = np.concatenate([test_desc, np.log(test_lut)[:, None]], axis=1)
+        return model.predict(fold.enc[fold.test], test_desc) * test_lut
+    if method == "help":
+        # A device is its latencies on the reference architectures (the target's shots).
+        vectors = np.log(fold.data.latency_ms[fold.shots].T)
+    else:
+        parts = PARTS[method]
+        vectors = np.stack([fold.descriptors[d].vector(parts) for d in devices])
+    arch, desc, y, weight = _regressor_rows(fold, vectors)
+    model = MapleRegressor(steps=steps, seed=seed).fit(arch, desc, y, weight)
+    n = len(fold.test)
+    return model.predict(fold.enc[fold.test], np.repeat(vectors[fold.target][None], n, axis=0))
+
+
+def lut_table(data: PoolData, descriptors: dict[str, HardwareDescriptor]) -> np.ndarray:
+    """LUT sums (ms), ``(positions, devices)``."""
+    config = arch_config(ALL_CONV3X3)
+    return np.array(
+        [
+            [lut_latency_ms(arch, descriptors[d], config) for d in data.devices]
+            for arch in data.archs
+        ]
+    )
+
+
+def _data_key(data: PoolData) -> str:
+    """Which data a result was computed on: the number of complete positions."""
+    return f"{len(data.complete())}x{len(data.devices)}"
+
+
+def run(
+    config: MapleConfig, on_result: Callable[[MapleResult], None] | None = None
+) -> Results[MapleConfig, MapleResult]:
+    """Leave each device out; adapt with k shots; score every method on its test archs.
+
+    Results already in ``config.out`` for the same data (same number of complete
+    positions) are kept and not recomputed.
+    """
+    import torch
+
+    # Hundreds of small full-batch fits: intra-op threads only contend on a shared core.
+    torch.set_num_threads(1)
+    data = load_pool(config.db, config.devices)
+    descriptors = load_descriptors(Path(config.descriptors))
+    missing = [d for d in config.devices if d not in descriptors]
+    if missing:
+        raise ValueError(f"no descriptor for {missing}: run characterise_pool first")
+    complete = data.complete()
+    train = np.array([p for p in complete if not is_test(int(p))])
+    test = np.array([p for p in complete if is_test(int(p))])
+    if config.validation:  # choose on validation: the test positions are not read at all
+        test = np.array([p for p in train if is_validation(int(p))])
+        train = np.array([p for p in train if not is_validation(int(p))])
+    if len(train) < max(config.shots) or len(test) == 0:
+        raise ValueError(
+            f"{len(train)} training and {len(test)} test architectures are measured on every "
+            "device: too few to run"
+        )
+    key = _data_key(data) + ("-validation" if config.validation else "")
+    path = Path(config.out) if config.out else None
+    done = [r for r in (read_jsonl(path, MapleResult) if path else []) if r.data_key == key]
+    seen = {(r.device, r.method, r.shots, r.seed) for r in done}
+    results: list[MapleResult] = list(done)
+    enc = np.stack([encode(a) for a in data.archs])
+    lut = lut_table(data, descriptors)
+    for target, device in enumerate(data.devices):
+        for k in config.shots:
+            for seed in range(config.seeds):
+                shots = _shots(train, k, device, seed)
+                fold = _Fold(data, descriptors, target, train, test, shots, enc, lut)
+                for method in config.methods:
+                    if (device, method, k, seed) in seen:
+                        continue
+                    start = time.perf_counter()
+                    predicted = _predict(method, fold, config.steps, seed)
+                    measured = data.latency_ms[test, target]
+                    report = accuracy_report(measured, predicted)
+                    record_result(
+                        results,
+                        MapleResult(
+                            device=device,
+                            method=method,
+                            shots=k,
+                            seed=seed,
+                            train_rows=len(train) * (len(data.devices) - 1) + k,
+                            test_archs=len(test),
+                            acc_10=report["acc_10"],
+                            acc_5=report["acc_5"],
+                            mape=report["mape"],
+                            spearman=spearman(measured, predicted),
+                            seconds=time.perf_counter() - start,
+                            data_key=key,
+                        ),
+                        path,
+                        on_result,
+                    )
+    return Results(config, results, inputs=len(complete))
+
+
+def short_name(platform: str) -> str:
+    """A pool name without its repeated parts.
+
+    Example:
+        >>> short_name("u55_32.ethos_u55_deep_embedded.shared_sram-vela5.2-int8")
+        'u55_32/deep_embedded/shared_sram'
+    """
+    hardware = platform.split("-vela")[0]
+    accelerator, system, memory = hardware.split(".")
+    system = system.replace("ethos_u55_", "").replace("ethos_u65_", "").replace("ethos_u85_", "")
+    return f"{accelerator}/{system}/{memory}"
+
+
+def descriptor_distances(
+    descriptors: dict[str, HardwareDescriptor], devices: Sequence[str]
+) -> np.ndarray:
+    """Euclidean distances between standardised descriptor vectors (MAPLE's Figure 2)."""
+    vectors = np.stack([descriptors[d].vector() for d in devices])
+    std = vectors.std(axis=0)
+    z = (vectors - vectors.mean(axis=0)) / np.where(std > 1e-12, std, 1.0)
+    return np.sqrt(((z[:, None, :] - z[None, :, :]) ** 2).sum(axis=2))
+
+
+def plot_distances(
+    descriptors: dict[str, HardwareDescriptor], devices: Sequence[str], path: Path
+) -> None:
+    """Write the device-distance map as a PNG heat map."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    distances = descriptor_distances(descriptors, devices)
+    names = [short_name(d) for d in devices]
+    figure, axes = plt.subplots(figsize=(9, 8))
+    image = axes.imshow(distances, cmap="viridis")
+    axes.set_xticks(range(len(names)), names, rotation=90, fontsize=7)
+    axes.set_yticks(range(len(names)), names, fontsize=7)
+    for i in range(len(names)):
+        for j in range(len(names)):
+            axes.text(
+                j,
+                i,
+                f"{distances[i, j]:.0f}",
+                ha="center",
+                va="center",
+                fontsize=5,
+                color="white" if distances[i, j] < distances.max() / 2 else "black",
+            )
+    figure.colorbar(image, ax=axes, label="Euclidean distance (standardised descriptors)")
+    axes.set_title("Distance between hardware descriptors (MAPLE Figure 2)")
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+def _mean(rows: Sequence[MapleResult], attr: str) -> float:
+    return statistics.fmean(getattr(r, attr) for r in rows)
+
+
+TABLE_METHODS = ("maple", "maple-lut", "help", "lut", "lut-scaled")
+
+
+def render(study: Results[MapleConfig, MapleResult]) -> str:
+    """The report's tables: Table 1 (per device and mean Acc(10 %), Spearman), the ablation."""
+    config, all_rows = study.config, study.rows
+    rows = [r for r in all_rows if r.method in TABLE_METHODS]
+    methods = [m for m in TABLE_METHODS if any(r.method == m for r in rows)]
+    shots = sorted({r.shots for r in rows})
+    devices = [d for d in config.devices if any(r.device == d for r in rows)]
+    cols = [(m, k) for m in methods for k in shots]
+
+    def cell(device: str | None, method: str, k: int, attr: str) -> float | None:
+        chosen = [r for r in rows if r.method == method and r.shots == k]
+        if device is not None:
+            chosen = [r for r in chosen if r.device == device]
+            return _mean(chosen, attr) if chosen else None
+        per_device = [
+            _mean([r for r in chosen if r.device == d], attr)
+            for d in devices
+            if any(r.device == d for r in chosen)
+        ]
+        return statistics.fmean(per_device) if per_device else None
+
+    def table(attr: str, fmt: Callable[[float], str]) -> list[str]:
+        header = "| device | " + " | ".join(f"{m} k={k}" for m, k in cols) + " |"
+        lines = [header, "|" + "---|" * (len(cols) + 1)]
+        for device in [*devices, None]:
+            values = [cell(device, m, k, attr) for m, k in cols]
+            name = "**mean**" if device is None else short_name(device)
+            lines.append(
+                f"| {name} | " + " | ".join("–" if v is None else fmt(v) for v in values) + " |"
+            )
+        return lines
+
+    sample = rows[0] if rows else None
+    lines = [
+        f"Leave-one-device-out over {len(devices)} devices; "
+        + (
+            f"{sample.train_rows - sample.shots} training rows (other devices' training "
+            f"architectures) + k shots; {sample.test_archs} test architectures per device"
+            if sample
+            else "no results"
+        )
+        + f"; seeds of the shots {sorted({r.seed for r in rows})}, averaged per device, "
+        "then over devices.",
+        "",
+        "### Acc(10 %) (MAPLE's Table 1 metric; devices as rows)",
+        "",
+        *table("acc_10", lambda v: f"{v:.3f}"),
+        "",
+        "### Spearman",
+        "",
+        *table("spearman", lambda v: f"{v:.3f}"),
+        "",
+        "### MAPE",
+        "",
+        *table("mape", lambda v: f"{v:.1%}"),
+        "",
+        *_ablation(all_rows, devices),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _ablation(rows: Sequence[MapleResult], devices: Sequence[str]) -> list[str]:
+    """Mean over devices of Acc(10 %) and Spearman for each descriptor subset."""
+    shots = sorted({r.shots for r in rows})
+    seeds = sorted({r.seed for r in rows if r.method in PARTS})
+    lines = [
+        f"### Descriptor ablation (MAPLE regressor; mean over devices; seeds {seeds})",
+        "",
+        "| descriptor | parts | "
+        + " | ".join(f"Acc(10 %) k={k} | Spearman k={k}" for k in shots)
+        + " |",
+        "|---|---|" + "---|---|" * len(shots),
+    ]
+    for method, parts in PARTS.items():
+        cells = []
+        for k in shots:
+            chosen = [r for r in rows if r.method == method and r.shots == k]
+            if not chosen:
+                cells += ["–", "–"]
+                continue
+            per_device = [[r for r in chosen if r.device == d] for d in devices]
+            per_device = [c for c in per_device if c]
+            cells.append(f"{statistics.fmean(_mean(c, 'acc_10') for c in per_device):.3f}")
+            cells.append(f"{statistics.fmean(_mean(c, 'spearman') for c in per_device):.3f}")
+        if any(c != "–" for c in cells):
+            lines.append(
+                f"| {method} | {' + '.join(parts) or 'none'} | " + " | ".join(cells) + " |"
+            )
+    return lines
+
+
+def _status(rows: Sequence[MapleResult], devices: int) -> list[str]:
+    """A warning line when the study ran on fewer architectures than the protocol's 900."""
+    if not rows:
+        return []
+    per_device = (rows[0].train_rows - rows[0].shots) // (devices - 1)
+    if per_device >= 900:
+        return []
+    return [
+        f"**Preliminary**: the campaign had {per_device} training and {rows[0].test_archs} "
+        "test architectures measured on every device when this ran (the protocol: 900 and "
+        "200). Rerun the command on the finished campaign.",
+        "",
+    ]
+
+
+def report(study: Results[MapleConfig, MapleResult], out: Path, command: str) -> str:
+    """The README of ``reports/maple``: command, data, tables, distance map (PNG written)."""
+    from nnlat.measure.descriptor import pmu_status
+
+    config = study.config
+    descriptors = load_descriptors(Path(config.descriptors))
+    devices = [d for d in config.devices if d in descriptors]
+    plot_distances(descriptors, devices, out / "distance_map.png")
+    distances = descriptor_distances(descriptors, devices)
+    np.fill_diagonal(distances, np.inf)
+    nearest = [
+        f"| {short_name(d)} | {short_name(devices[int(np.argmin(distances[i]))])} | "
+        f"{distances[i].min():.1f} |"
+        for i, d in enumerate(devices)
+    ]
+    example = descriptors[devices[0]]
+    keys = sorted({r.data_key for r in study.rows})
+    lines = [
+        "# MAPLE on a device pool we own: descriptors and few-shot adaptation (issue 31)",
+        "",
+        f"Made by `{command}` (study: `nnlat.studies.maple`; data: "
+        "`scripts/maple_campaign.sh`, see `data/maple/README.md`).",
+        "",
+        f"Pool: {len(config.devices)} Ethos-U NPUs through Vela (`nnlat.measure.pool.VELA_POOL`). "
+        f"Data: NAS-Bench-201 int8 TFLite, complete positions × devices = {', '.join(keys)}. "
+        f"Descriptor: {len(example.workloads)} primitive workloads × "
+        f"{len(example.counter_names)} Vela counters + {len(example.spec)} specification "
+        f"values = {example.vector().size} numbers per device.",
+        "",
+        f"CPU counters: {pmu_status().reason}.",
+        "",
+        *_status(study.rows, len(config.devices)),
+        "Methods: `maple` = MAPLE's dual-stream regressor on [one-hot cell; descriptor] with "
+        "the k shots mixed in (eq. 3 weights); `maple-lut` = the same, with the descriptor "
+        "also composed with the architecture as the sum of its primitives' latencies, the "
+        "network predicting measured / sum (nnlat's variant, added after `maple`'s first "
+        "test numbers on an earlier 57-architecture snapshot were seen; not in the paper); "
+        "`help` = HELP's kind of descriptor (the device's latencies on k reference "
+        "architectures = the shots), same regressor; `lut` = sum of the primitives' "
+        "latencies (no shots); `lut-scaled` = that sum times the median measured/sum ratio "
+        "of the shots. `maple-<parts>` = the ablation.",
+        "",
+        render(study),
+        "",
+        "## Device-distance map (MAPLE Figure 2)",
+        "",
+        "![distance map](distance_map.png)",
+        "",
+        "Euclidean distance between standardised descriptor vectors; each device's nearest:",
+        "",
+        "| device | nearest | distance |",
+        "|---|---|---|",
+        *nearest,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_table(data: PoolData, path: Path) -> int:
+    """The campaign as one wide CSV: position, split, arch, one latency column (ms) per device.
+
+    Only positions measured on every device are written. Returns how many.
+    """
+    import csv
+
+    rows = data.complete()
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["position", "split", "arch", *data.devices])
+        for p in rows:
+            split = "test" if is_test(int(p)) else "train"
+            latencies = [f"{v:.6f}" for v in data.latency_ms[p]]
+            writer.writerow([int(p), split, data.archs[p], *latencies])
+    return len(rows)

@@ -1,0 +1,59 @@
+"""The MAPLE study's pieces: split, encoding, look-up table, report tables."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nnlat.measure.descriptor import HardwareDescriptor
+from nnlat.studies.maple import (
+    MapleConfig,
+    MapleResult,
+    encode,
+    is_test,
+    lut_latency_ms,
+    render,
+)
+from nnlat.studies.results import Results
+from nnlat.zoo.nasbench201 import ALL_CONV3X3, arch_config
+from nnlat.zoo.nasbench201_tflite import primitives
+
+
+def test_the_split_is_900_and_200_and_interleaved() -> None:
+    flags = [is_test(p) for p in range(1100)]
+    assert sum(flags) == 200
+    assert sum(flags[:110]) == 20
+
+
+def test_encoding_is_one_hot_per_edge() -> None:
+    code = encode("|none~0|+|skip_connect~0|nor_conv_1x1~1|+|avg_pool_3x3~0|none~1|nor_conv_3x3~2|")
+    assert code.shape == (30,) and code.sum() == 6
+    assert code.reshape(6, 5).argmax(1).tolist() == [0, 1, 2, 4, 0, 3]
+
+
+def lut_descriptor() -> HardwareDescriptor:
+    names = tuple(primitives(arch_config(ALL_CONV3X3)))
+    # 1 ms per primitive, so the sum counts primitives
+    return HardwareDescriptor("d", names, ("latency_s",), tuple((1e-3,) for _ in names))
+
+
+def test_the_look_up_table_sums_each_edge_add_and_zero() -> None:
+    config = arch_config(ALL_CONV3X3)
+    # all conv3x3: per cell 6 convs + (1 + 2) adds = 9; 15 cells; + stem, head, 2 reductions
+    assert lut_latency_ms(ALL_CONV3X3, lut_descriptor(), config) == 9 * 15 + 4
+    # skip costs nothing alone; a node of only `none` costs one zero-multiply
+    arch = "|skip_connect~0|+|none~0|none~1|+|skip_connect~0|none~1|none~2|"
+    assert lut_latency_ms(arch, lut_descriptor(), config) == 1 * 15 + 4
+
+
+def test_render_makes_table_one_with_a_mean_row_and_the_ablation() -> None:
+    rows = [
+        MapleResult(d, m, k, 0, 100, 20, acc, acc, 0.1, 0.9, 0.0, "10x2")
+        for d, acc in (("u55_32.a.b-vela5.2-int8", 0.8), ("u65_256.c.d-vela5.2-int8", 1.0))
+        for m in ("maple", "lut", "maple-none")
+        for k in (3, 10)
+    ]
+    config = MapleConfig("", "", ("u55_32.a.b-vela5.2-int8", "u65_256.c.d-vela5.2-int8"))
+    text = render(Results(config, rows))
+    assert "| **mean** | 0.900 | 0.900 | 0.900 | 0.900 |" in text
+    assert "| maple-none | none |" in text
+    np.testing.assert_equal("help k=3" in text, False)
