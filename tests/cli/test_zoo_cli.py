@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from typer.testing import CliRunner
 
 from nnlat.cli.main import app
 from nnlat.graph import graph_key, load
-from nnlat.zoo import FAMILY_MODULES
+from nnlat.zoo import CORPUS_FAMILY_MODULES, FAMILY_MODULES
 
 runner = CliRunner()
 
@@ -19,7 +20,9 @@ def test_list_json_names_every_family() -> None:
     result = runner.invoke(app, ["zoo", "list", "--json"])
     assert result.exit_code == 0
     names = {row["name"] for row in json.loads(result.stdout)["families"]}
-    assert names == set(FAMILY_MODULES) | {"cnn-cifar10", "cnn-imagenet", "cnn-kws", "vit-cifar100"}
+    corpus = {importlib.import_module(f"nnlat.zoo.{m}").FAMILY.name for m in CORPUS_FAMILY_MODULES}
+    edge = {"cnn-cifar10", "cnn-imagenet", "cnn-kws", "vit-cifar100"}
+    assert names == set(FAMILY_MODULES) | edge | corpus
 
 
 @pytest.mark.slow

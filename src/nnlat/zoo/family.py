@@ -57,6 +57,11 @@ class Family:
         export_tflite: for a TFLite family, (configuration, converter name or None) →
             ``.tflite`` bytes; passed in by ``nnlat.zoo.edge`` (see
             ``nnlat.zoo.edge.converters``), so that this module needs no TensorFlow.
+        export_onnx: for an ONNX family that makes its ONNX itself (its own exporter
+            settings and opset, several or integer inputs, seeded weights, quantization,
+            hand-built control flow): configuration → ``onnx.ModelProto``, used by
+            :meth:`ZooModel.to_onnx` instead of exporting ``build``'s module (the real-
+            architecture corpus, ``nnlat.zoo.corpus``).
     """
 
     name: str
@@ -68,6 +73,7 @@ class Family:
     canonical: Mapping[str, Config] = field(default_factory=dict)
     source_format: Literal["onnx", "tflite"] = "onnx"
     export_tflite: Callable[[Config, str | None], bytes] | None = None
+    export_onnx: Callable[[Config], onnx.ModelProto] | None = None
 
     def model(self, config: Config) -> ZooModel:
         """Wrap ``config`` as a :class:`ZooModel` of this family."""
@@ -139,8 +145,12 @@ class ZooModel:
         return family.export_tflite(self.config, converter)
 
     def to_onnx(self) -> onnx.ModelProto:
-        """Export to a weight-free ONNX model (opset 17)."""
+        """Export to a weight-free ONNX model (opset 17), or, for a family with its own
+        ``export_onnx``, the model that family makes (its opset, seeded weights)."""
         from nnlat.graph.torch_export import export_module
+
+        if self.definition.export_onnx is not None:
+            return self.definition.export_onnx(self.config)
 
         return export_module(self.build(), [self.input_shape])
 

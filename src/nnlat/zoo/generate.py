@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from nnlat.errors import NnlatError
+from nnlat.errors import ExportError, NnlatError
 from nnlat.graph.hashing import graph_key
 from nnlat.graph.ir import Graph
 from nnlat.zoo.family import ZooModel
 from nnlat.zoo.registry import get_family
+
+logger = logging.getLogger(__name__)
 
 # Give up after this many draws per requested variant: the space is then too small.
 MAX_DRAWS_PER_VARIANT = 20
@@ -47,7 +50,9 @@ def generate_variants(
     """Yield ``count`` structurally distinct variants of ``family``.
 
     Sampling is deterministic for a seed. Two configurations that produce the same
-    graph (same hash) count once.
+    graph (same hash) count once. A configuration the exporter refuses (a library
+    model class at an opset it cannot export) is skipped with a warning and counts
+    as a draw, so that one bad combination does not stop a campaign.
 
     Args:
         family: a registered family name.
@@ -80,7 +85,11 @@ def generate_variants(
         graph = None
         digest = (known_hashes or {}).get(model.config_json)
         if digest is None:
-            graph = model.to_graph()
+            try:
+                graph = model.to_graph()
+            except ExportError as exc:
+                logger.warning("%s: skipped %s: %s", family, model.config_json, exc)
+                continue
             digest = graph_key(graph).digest
         if digest in seen:
             continue

@@ -39,6 +39,22 @@ EDGE_FAMILY_MODULES = (
 # Search spaces of the ONNX families again as int8 TFLite, for NPUs (same configurations).
 TFLITE_FAMILY_MODULES = ("nasbench201_tflite",)
 
+# The real-architecture corpus (issue 33): library model classes with random weights and
+# generators of deployed structures (detection, OCR, audio, control flow, int8); each
+# makes its own ONNX (``Family.export_onnx``). The transformers families need the
+# ``corpus`` extra when a model is built, not when the registry is read.
+CORPUS_FAMILY_MODULES = (
+    "corpus.hf_text",
+    "corpus.hf_vision",
+    "corpus.hf_speech",
+    "corpus.detector",
+    "corpus.ocr",
+    "corpus.audio_frontend",
+    "corpus.control_flow",
+    "corpus.int8_dynamic",
+    "corpus.int8_qdq",
+)
+
 # The ten families of the NNLQP dataset (the paper's Table 3 rows).
 NNLQP_FAMILIES = (
     "alexnet",
@@ -58,7 +74,9 @@ NNLQP_FAMILIES = (
 def families() -> Registry[Family]:
     """The registry of all families (imports their modules, and so torch, on first call)."""
     registry: Registry[Family] = Registry("model family")
-    for module_name in FAMILY_MODULES + EDGE_FAMILY_MODULES + TFLITE_FAMILY_MODULES:
+    for module_name in (
+        FAMILY_MODULES + EDGE_FAMILY_MODULES + TFLITE_FAMILY_MODULES + CORPUS_FAMILY_MODULES
+    ):
         module = importlib.import_module(f"nnlat.zoo.{module_name}")
         registry.register(module.FAMILY.name, module.FAMILY)
     return registry

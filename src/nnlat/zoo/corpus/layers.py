@@ -1,0 +1,36 @@
+"""Small torch building blocks shared by the corpus's own generators."""
+
+from __future__ import annotations
+
+from torch import nn
+
+ACTIVATIONS: dict[str, type[nn.Module]] = {
+    "relu": nn.ReLU,
+    "silu": nn.SiLU,
+    "leaky_relu": nn.LeakyReLU,
+    "hardswish": nn.Hardswish,
+    "relu6": nn.ReLU6,
+}
+
+
+def conv_bn_act(
+    cin: int, cout: int, kernel: int, stride: int, act: str, groups: int = 1
+) -> nn.Sequential:
+    """Conv2d + BatchNorm + activation (the exporter folds the norm into the conv)."""
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, kernel, stride, kernel // 2, groups=groups, bias=False),
+        nn.BatchNorm2d(cout),
+        ACTIVATIONS[act](),
+    )
+
+
+class ChannelsLast(nn.Module):
+    """Wraps a channels-first network behind an NHWC input, as TF/Keras exports and
+    many mobile pipelines feed images: a ``Transpose`` first, then the network."""
+
+    def __init__(self, body: nn.Module) -> None:
+        super().__init__()
+        self.body = body
+
+    def forward(self, x):  # type: ignore[no-untyped-def]
+        return self.body(x.permute(0, 3, 1, 2))

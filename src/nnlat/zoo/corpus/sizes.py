@@ -1,0 +1,72 @@
+"""Transformer sizes drawn within a compute budget, shared by the ``transformers`` families.
+
+Sizes are scaled down from the published models (hidden 64–512 instead of 768–4096,
+1–6 layers instead of 12–32, sequences of 16–128 tokens) and redrawn until the estimated
+multiply-accumulates fit :data:`MAX_MACS`, so that one inference takes tens of
+milliseconds on one core and a campaign measurement (≥ 10 runs) stays under ~2 s.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+# About 50–100 ms for one fp32 inference on one core of the reference host.
+MAX_MACS = 1.0e9
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """One transformer's sizes: hidden width, layers, heads, key/value heads, feed-forward
+    width, vocabulary and the sequence length it is exported at."""
+
+    hidden: int
+    layers: int
+    heads: int
+    kv_heads: int
+    ffn: int
+    vocab: int
+    seq: int
+
+    @property
+    def head_dim(self) -> int:
+        """Width of one attention head."""
+        return self.hidden // self.heads
+
+    def macs(self) -> float:
+        """Multiply-accumulates of the layers and the attention (not the embeddings)."""
+        per_token = self.layers * (
+            2 * self.hidden**2
+            + 2 * self.hidden * self.kv_heads * self.head_dim
+            + 2 * self.hidden * self.ffn
+        )
+        attention = self.layers * 2 * self.seq**2 * self.hidden
+        return self.seq * per_token + attention
+
+
+def draw_sizes(rng: random.Random, *, max_layers: int = 6, gqa: bool = False) -> Sizes:
+    """Draw sizes under :data:`MAX_MACS` (redrawn until they fit; seeded, so deterministic).
+
+    Example:
+        >>> s = draw_sizes(random.Random(0))
+        >>> s.hidden % s.heads, s.macs() <= MAX_MACS
+        (0, True)
+    """
+    while True:
+        hidden = rng.choice([64, 96, 128, 192, 256, 320, 384, 512])
+        head_dim = rng.choice([d for d in (16, 32, 64) if hidden % d == 0 and hidden // d <= 16])
+        heads = hidden // head_dim
+        kv_heads = heads
+        if gqa:
+            kv_heads = rng.choice([k for k in (1, 2, 4, heads) if heads % k == 0])
+        sizes = Sizes(
+            hidden=hidden,
+            layers=rng.randint(1, max_layers),
+            heads=heads,
+            kv_heads=kv_heads,
+            ffn=hidden * rng.choice([2, 3, 4]),
+            vocab=rng.choice([1000, 2048, 4096, 8192]),
+            seq=rng.choice([16, 32, 48, 64, 96, 128]),
+        )
+        if sizes.macs() <= MAX_MACS:
+            return sizes

@@ -1,0 +1,115 @@
+"""The real-architecture corpus (nnlat.zoo.corpus): seeded, JSON-able, exportable, distinct.
+
+Exports of library model classes and quantized models take seconds each: those tests are
+marked slow; the fast ones export the cheapest generators only.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import random
+
+import onnx
+import pytest
+
+from nnlat.errors import ExportError
+from nnlat.graph import graph_key, load
+from nnlat.zoo import CORPUS_FAMILY_MODULES, get_family
+from nnlat.zoo.family import Family
+from nnlat.zoo.generate import generate_variants
+
+NAMES = [importlib.import_module(f"nnlat.zoo.{m}").FAMILY.name for m in CORPUS_FAMILY_MODULES]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sampling_is_seeded_json_able_and_diverse(name: str) -> None:
+    family = get_family(name)
+    configs = [family.sample(random.Random(seed)) for seed in range(50)]
+    assert configs == [family.sample(random.Random(seed)) for seed in range(50)]
+    assert len({json.dumps(c, sort_keys=True) for c in configs}) >= 45
+    for config in configs:
+        assert json.loads(json.dumps(config)) == config
+        assert "num_classes" in config
+        assert family.export_onnx is not None
+
+
+def _distinct_exports(name: str, seeds: range) -> list[onnx.ModelProto]:
+    family = get_family(name)
+    models = [family.model(family.sample(random.Random(s))).to_onnx() for s in seeds]
+    hashes = {graph_key(load(m)).digest for m in models}
+    assert len(hashes) == len(models)
+    return models
+
+
+@pytest.mark.parametrize("name", ["rnn-control-flow", "audio-frontend"])
+def test_cheap_generators_export_distinct_valid_models(name: str) -> None:
+    for model in _distinct_exports(name, range(3)):
+        onnx.checker.check_model(model)
+
+
+def test_control_flow_puts_recurrent_ops_inside_if_and_loop() -> None:
+    family = get_family("rnn-control-flow")
+    kinds = {}
+    for seed in range(30):
+        config = family.sample(random.Random(seed))
+        kinds.setdefault(config["kind"], config)
+    for kind, config in kinds.items():
+        graph = family.model(config).to_onnx().graph
+        outer = next(n for n in graph.node if n.op_type in ("If", "Loop"))
+        inner = {n.op_type for a in outer.attribute if a.g.node for n in a.g.node}
+        assert inner & {"LSTM", "GRU", "RNN"}, kind
+
+
+def test_a_configuration_regenerates_the_same_graph() -> None:
+    family = get_family("rnn-control-flow")
+    model = family.model(family.sample(random.Random(4)))
+    assert graph_key(model.to_graph()).digest == graph_key(model.to_graph()).digest
+
+
+def test_generate_variants_skips_configurations_the_exporter_refuses(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    def export(config: dict) -> onnx.ModelProto:
+        if config["n"] % 2:
+            raise ExportError("this opset cannot export that")
+        return get_family("rnn-control-flow").model(config["base"]).to_onnx()
+
+    base = [get_family("rnn-control-flow").sample(random.Random(s)) for s in range(8)]
+    family = Family(
+        "flaky",
+        "half export",
+        sample=lambda rng: (lambda n: {"n": n, "base": base[n], "num_classes": 1})(
+            rng.randrange(8)
+        ),
+        build=lambda c: None,  # type: ignore[arg-type, return-value]
+        export_onnx=export,
+    )
+    monkeypatch.setattr("nnlat.zoo.generate.get_family", lambda name: family)
+    variants = list(generate_variants("flaky", 2, seed=0))
+    assert all(json.loads(v.model.config_json)["n"] % 2 == 0 for v in variants)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["det-head", "ocr-crnn"])
+def test_own_generators_export_distinct_models(name: str) -> None:
+    _distinct_exports(name, range(3))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["hf-text", "hf-vision", "hf-speech"])
+def test_transformers_families_export_distinct_models(name: str) -> None:
+    pytest.importorskip("transformers")
+    _distinct_exports(name, range(2))
+
+
+@pytest.mark.slow
+def test_int8_families_contain_integer_kernels() -> None:
+    dynamic = {"MatMulInteger", "ConvInteger", "DynamicQuantizeLSTM", "DynamicQuantizeLinear"}
+    static = {"QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul"}
+    for name, expected in (("int8-dynamic", dynamic), ("int8-qdq", static)):
+        family = get_family(name)
+        for seed in range(10):
+            config = family.sample(random.Random(seed))
+            if config["base"] in ("ocr", "audio_frontend"):  # quick to build
+                ops = {n.op_type for n in family.model(config).to_onnx().graph.node}
+                assert ops & expected, (name, config)
+                break
