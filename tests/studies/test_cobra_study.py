@@ -65,7 +65,11 @@ def test_the_study_runs_every_method_and_resumes(tmp_path: Path) -> None:
     results = run(config)
     assert sorted(r.method for r in results.networks) == sorted(config.methods)
     report = render(results)
-    assert "**TOY**" in report and "| COBRA | 1 |" in report and "| All |" in report
+    assert (
+        "**TOY**" in report
+        and "| COBRA (sum readout, nnlat's default) | 1 |" in report
+        and "| All |" in report
+    )
     assert (tmp_path / "runs" / "model" / "cobra.json").exists()
     again = run(config)  # nothing left to train: the same rows come back
     assert [r.predicted for r in again.networks] == [r.predicted for r in results.networks]
