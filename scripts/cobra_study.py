@@ -9,6 +9,7 @@ campaigns grow, so that the split and the encoders follow the new data).
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -34,7 +35,7 @@ def main(argv: list[str]) -> None:
         seeds=tuple(args.seeds),
         pretrain=PretrainSettings(epochs=args.encoder_epochs),
         command="nice -n 10 taskset -c 0 env PYTHONPATH=src python scripts/cobra_study.py "
-        + " ".join(argv),
+        + shlex.join(argv),
         scale_note=args.scale_note,
     )
     config = replace(config, gcn=config.gcn.model_copy(update={"epochs": args.gcn_epochs}))
