@@ -43,6 +43,7 @@ from nnlat.predictor.training import TrainResult, TrainSettings, predict_log, tr
 FORMAT_VERSION = 1
 # Beyond this factor of the largest tensor seen for a kind, a layer is "larger than seen".
 SIZE_MARGIN = 1.5
+MAX_CACHED_SNIPPETS = 100_000  # embeddings kept per model (~260 bytes each at C = 64)
 
 
 class CobraError(NnlatError):
@@ -113,6 +114,8 @@ class CobraModel:
         Distinct texts are embedded once per model (kept in a cache).
         """
         self.encoder.eval()
+        if len(self._cache) > MAX_CACHED_SNIPPETS:  # a long-lived process: bounded memory
+            self._cache.clear()
         missing = sorted({t for t in texts if t not in self._cache}, key=len)
         for start in range(0, len(missing), batch):
             chunk = missing[start : start + batch]
