@@ -320,9 +320,25 @@ def run(config: CobraStudyConfig, on_progress: Callable[[str], None] | None = No
         "layers": len(layers),
         "layer_split": [len(p) for p in l_split],
         "snippets_timed": len(data["snippets"]),
+        "layer_sum_ratio": _sum_ratios(data),
         "vocab": tokenizer.get_vocab_size(),
     }
     return CobraResults(config, results, layer_table, encoders, summary)
+
+
+def _sum_ratios(data: dict[str, Any]) -> list[float]:
+    """Σ of each network's layers timed alone / the network timed whole: 10/50/90 %.
+
+    A check of the two campaigns against each other: far below 1 for every network, the
+    whole-network timings are inflated (a busy core), or the layers are not additive.
+    """
+    from nnlat.studies.cobra_baselines import layer_sum
+
+    ratios = [
+        layer_sum(g, data["snippets"]) / n["latency_ms"]
+        for g, n in zip(data["graphs"], data["networks"], strict=True)
+    ]
+    return [float(q) for q in np.quantile(ratios, [0.1, 0.5, 0.9])]
 
 
 def _baseline(
@@ -413,7 +429,9 @@ def render(results: CobraResults) -> str:
         f"({data['networks_without_all_layers_timed']} without were left out); split "
         f"train / validation / test = {' / '.join(map(str, data['split']))}. Layers: "
         f"{data['layers']}, split {' / '.join(map(str, data['layer_split']))}. Tokenizer: "
-        f"WordPiece, {data['vocab']} tokens, trained on the training snippets. GCN seeds: "
+        f"WordPiece, {data['vocab']} tokens, trained on the training snippets. Layers of a "
+        "network timed alone sum to this share of the network timed whole (10 / 50 / 90 % "
+        f"quantiles): {' / '.join(f'{q:.2f}' for q in data['layer_sum_ratio'])}. GCN seeds: "
         f"{', '.join(map(str, config.seeds))}.",
         "",
         "## Table 1: networks (test split)",
