@@ -4,6 +4,10 @@
 
 Resumable: what reports/cobra/runs/ holds is not trained again (delete it after the
 campaigns grow, so that the split and the encoders follow the new data).
+
+Cost: the encoders dominate. At dev scale (240 training layers) an epoch took ~20 s on a
+busy shared core; 50,000 layers are ~200x that per epoch, so the full run wants a GPU
+(pre-training uses CUDA when there is one) or fewer ``--encoder-epochs``.
 """
 
 from __future__ import annotations

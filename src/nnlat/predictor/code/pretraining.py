@@ -52,6 +52,8 @@ class PretrainSettings:
         patience: stop after this many epochs without a better validation loss.
         append_latency: append the measured latency to the masked-token pass's input.
         seed: seeds masking, batch order and initial weights.
+        device: ``cpu``, ``cuda``, or ``auto`` (cuda when available); the encoder
+            comes back on the CPU either way.
     """
 
     epochs: int = 40
@@ -63,6 +65,13 @@ class PretrainSettings:
     patience: int = 8
     append_latency: bool = True
     seed: int = 0
+    device: str = "auto"
+
+    def torch_device(self) -> torch.device:
+        """The device to train on."""
+        if self.device == "auto":
+            return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        return torch.device(self.device)
 
 
 @dataclass
@@ -176,6 +185,8 @@ def _losses(
         corpus.parameters[i] if parameters_only else _snippet_positions(corpus, i) for i in batch
     ]
     ids, labels = _mask(rows, candidates, settings.mask_prob, mask_id, rng)
+    device = encoder.tokens.weight.device
+    ids, labels = ids.to(device), labels.to(device)
     logits, _ = encoder(ids)
     token_loss = nn.functional.cross_entropy(
         logits.reshape(-1, logits.shape[-1]),
@@ -183,8 +194,8 @@ def _losses(
         ignore_index=-100,
         reduction="sum",
     )
-    _, scaled = encoder(pad_ids([corpus.plain[i] for i in batch]))
-    target = torch.from_numpy(corpus.targets[list(batch)])
+    _, scaled = encoder(pad_ids([corpus.plain[i] for i in batch]).to(device))
+    target = torch.from_numpy(corpus.targets[list(batch)]).to(device)
     return token_loss, ((scaled - target) ** 2).sum(), int((labels != -100).sum())
 
 
@@ -217,8 +228,9 @@ def predict_log_ms(
 ) -> np.ndarray:
     """The latency head's log(ms) for tokenised snippets, in order."""
     encoder.eval()
+    device = encoder.tokens.weight.device
     out = [
-        encoder.log_latency(encoder.embed(pad_ids(rows[i : i + batch]))).numpy()
+        encoder.log_latency(encoder.embed(pad_ids(rows[i : i + batch]).to(device))).cpu().numpy()
         for i in range(0, len(rows), batch)
     ]
     return np.concatenate(out) if out else np.zeros(0)
@@ -255,7 +267,7 @@ def pretrain_encoder(
         }
     )
     torch.manual_seed(settings.seed)
-    encoder = SnippetEncoder(config)
+    encoder = SnippetEncoder(config).to(settings.torch_device())
     train_corpus = _corpus(tokenizer, train[0], train[1], config)
     valid_corpus = _corpus(tokenizer, valid[0], valid[1], config)
     mask_id = tokenizer.token_to_id(MASK)
@@ -298,7 +310,7 @@ def pretrain_encoder(
     if best_state is not None:
         encoder.load_state_dict(best_state)
     result.seconds = time.perf_counter() - start
-    return encoder.eval(), result
+    return encoder.cpu().eval(), result
 
 
 def parameter_perplexity(
