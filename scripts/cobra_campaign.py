@@ -2,6 +2,7 @@
 
     python scripts/cobra_campaign.py layers -n 50000      # resumable; re-run to continue
     python scripts/cobra_campaign.py networks -n 2000
+    python scripts/cobra_campaign.py snippets             # each distinct layer of them, alone
     python scripts/cobra_campaign.py summary               # the tables of data/cobra/README.md
 
 Run it pinned to one quiet core: ``nice -n 10 taskset -c 0 env PYTHONPATH=src python ...``.
@@ -17,7 +18,13 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from nnlat.datasets.cobra import PLATFORM, measure_layers, measure_networks, read_records
+from nnlat.datasets.cobra import (
+    PLATFORM,
+    measure_layers,
+    measure_networks,
+    measure_snippets,
+    read_records,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "cobra"
 
@@ -68,7 +75,7 @@ def summary() -> None:
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("layers", "networks", "summary"))
+    parser.add_argument("what", choices=("layers", "networks", "snippets", "summary"))
     parser.add_argument("-n", "--count", type=int, default=0)
     parser.add_argument("-p", "--platform", default=PLATFORM)
     parser.add_argument("--seed", type=int, default=0)
@@ -77,6 +84,17 @@ def main(argv: list[str]) -> None:
         summary()
         return
     path = DATA / f"{args.what}.jsonl.gz"
+    if args.what == "snippets":  # -n: only the first n networks (0: all)
+        done = measure_snippets(
+            DATA / "networks.jsonl.gz",
+            path,
+            args.platform,
+            seed=args.seed,
+            on_record=_progress(50),
+            max_networks=args.count or None,
+        )
+        print(f"snippets: {done} measured now, {len(read_records(path))} in {path}")
+        return
     run = measure_layers if args.what == "layers" else measure_networks
     every = 50 if args.what == "layers" else 5
     done = run(path, args.count, args.platform, seed=args.seed, on_record=_progress(every))

@@ -17,6 +17,7 @@ def test_public_api_is_pinned() -> None:
             "inspect",
             "load",
             "predict",
+            "predict_code",
             "query",
         ]
     )
@@ -49,3 +50,9 @@ def test_client_is_reachable_lazily() -> None:
     from nnlat.client import Client
 
     assert nnlat.Client is Client
+
+
+def test_predict_code_is_reachable_lazily() -> None:
+    from nnlat.predictor.code.api import predict_code
+
+    assert nnlat.predict_code is predict_code

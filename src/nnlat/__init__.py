@@ -29,6 +29,7 @@ _LAZY = {
     "query": "nnlat.querying.api",
     "Client": "nnlat.client",
     "predict": "nnlat.predictor.api",
+    "predict_code": "nnlat.predictor.code.api",
 }
 
 
@@ -50,5 +51,6 @@ __all__ = [
     "inspect",
     "load",
     "predict",
+    "predict_code",
     "query",
 ]

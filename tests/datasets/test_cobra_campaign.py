@@ -69,3 +69,26 @@ def test_a_layer_is_timed_by_the_torch_backend_from_its_snippet(tmp_path: Path) 
     records = read_records(path)
     assert [r["status"] for r in records] == ["ok", "ok"]
     assert all(r["latency_ms"] > 0 for r in records)
+
+
+def test_the_per_layer_pass_times_each_distinct_snippet_of_the_networks_once(
+    tmp_path: Path,
+) -> None:
+    from nnlat.datasets.cobra import measure_snippets, snippet_key
+    from nnlat.zoo.cobra.networks import code_graph
+
+    reg = backend_registry({"fake": FakeBackend})
+    networks, snippets = tmp_path / "networks.jsonl.gz", tmp_path / "snippets.jsonl.gz"
+    measure_networks(networks, 2, FAKE, spec=FAST, backends=reg)
+    first = measure_snippets(networks, snippets, FAKE, spec=FAST, backends=reg, max_networks=1)
+    rest = measure_snippets(networks, snippets, FAKE, spec=FAST, backends=reg)
+    records = read_records(snippets)
+    keys = [r["key"] for r in records]
+    assert len(keys) == len(set(keys)) == first + rest and first > 0
+    wanted = {
+        snippet_key(s.text)
+        for r in read_records(networks)
+        for s in code_graph(r["source"], r["config"]["resolution"]).snippets
+    }
+    assert set(keys) == wanted
+    assert measure_snippets(networks, snippets, FAKE, spec=FAST, backends=reg) == 0

@@ -5,7 +5,10 @@
 * :func:`measure_networks`: the *networks* dataset: random ResNet-like networks
   (:mod:`nnlat.zoo.cobra.networks`), de-duplicated by graph hash (each candidate is
   exported to ONNX and hashed with :func:`nnlat.graph.graph_key`: isomorphic networks
-  hash alike), each built from its generated source file and timed whole.
+  hash alike), each built from its generated source file and timed whole;
+* :func:`measure_snippets`: the optional per-layer pass over the networks: every
+  distinct snippet the interpreter extracts from their code, timed alone (what the
+  calibrated layer-wise sum and BRP-NAS++ read).
 
 Both time with the project's protocol (:func:`nnlat.measure.runner.measure`: warm-up
 until settled, then runs until the median's 95 % interval is tight or the budget is
@@ -21,6 +24,7 @@ truncated to its last whole member, when the campaign resumes.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import random
 import zlib
@@ -33,13 +37,16 @@ from nnlat.measure.backends.registry import BackendFactory
 from nnlat.measure.runner import measure
 from nnlat.measure.types import Measurement, MeasureSpec
 from nnlat.registry import Registry
-from nnlat.zoo.cobra.layers import LAYERS, layer_snippet
-from nnlat.zoo.cobra.networks import NETWORKS, network_source
+from nnlat.zoo.cobra.layers import LAYERS, SNIPPETS, layer_snippet
+from nnlat.zoo.cobra.networks import NETWORKS, code_graph, network_source
 
 # Thousands of layers of ~1-50 ms: the campaign budget of nnlat.datasets.CAMPAIGN_SPEC,
 # with half its timing time (each layer is one call, and there are 50,000 of them).
 LAYER_SPEC = MeasureSpec(warmup_min_runs=3, warmup_max_s=0.5, min_runs=10, max_time_s=0.5)
 NETWORK_SPEC = MeasureSpec(warmup_min_runs=3, warmup_max_s=1.0, min_runs=10, max_time_s=1.0)
+# The per-layer pass times every distinct layer of 2,000 networks (~35 each): a lighter
+# budget than the layers dataset's, as its figures only feed baselines (~0.25 s a layer).
+SNIPPET_SPEC = MeasureSpec(warmup_min_runs=2, warmup_max_s=0.1, min_runs=5, max_time_s=0.2)
 PLATFORM = "xeon-torch2.13-fp32-t1"
 
 OnRecord = Callable[[dict[str, Any]], None]
@@ -235,4 +242,80 @@ def measure_networks(
         measured += 1
         if on_record is not None:
             on_record(record)
+    return measured
+
+
+def snippet_key(text: str) -> str:
+    """The key of a snippet in the per-layer file: a digest of its text.
+
+    Example:
+        >>> len(snippet_key("y=x0+x1")), snippet_key("y=x0") == snippet_key("y=x0")
+        (16, True)
+    """
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def measure_snippets(
+    networks_path: Path,
+    path: Path,
+    platform: str = PLATFORM,
+    *,
+    seed: int = 0,
+    spec: MeasureSpec = SNIPPET_SPEC,
+    backends: Registry[BackendFactory] | None = None,
+    batch: int = 25,
+    on_record: OnRecord | None = None,
+    max_networks: int | None = None,
+) -> int:
+    """Time alone every distinct snippet of the networks in ``networks_path`` not yet in ``path``.
+
+    Networks are read in file order and interpreted (:func:`nnlat.zoo.cobra.networks.code_graph`);
+    a snippet already timed (same text, in any network) is not timed again. Each record
+    carries ``key`` (:func:`snippet_key`), ``kind``, ``snippet`` and the measurement.
+
+    Args:
+        networks_path: the networks file (:func:`measure_networks`).
+        path: the per-layer ``.jsonl.gz`` file (created, or resumed).
+        platform, seed, spec, backends, batch, on_record: as :func:`measure_layers`
+            (``seed`` selects the networks of that campaign).
+        max_networks: only the first this many networks (None: all).
+
+    Returns:
+        How many snippets were measured now.
+
+    Example:
+        >>> import tempfile
+        >>> from nnlat.measure.backends.fake import FakeBackend
+        >>> from nnlat.measure.backends.registry import backend_registry
+        >>> reg = backend_registry({"fake": FakeBackend})
+        >>> folder, fast = Path(tempfile.mkdtemp()), MeasureSpec(min_runs=3, max_time_s=0.05)
+        >>> fake = "fake-fake1.0-fp32-t1"
+        >>> _ = measure_networks(folder / "n.gz", 1, fake, spec=fast, backends=reg)
+        >>> run = lambda: measure_snippets(folder / "n.gz", folder / "s.gz", fake,
+        ...                                spec=fast, backends=reg)
+        >>> run() > 0, run()
+        (True, 0)
+    """
+    done = {r["key"] for r in read_records(path)}
+    networks = [r for r in read_records(networks_path) if r.get("seed") == seed]
+    pending: list[dict[str, Any]] = []
+    measured = 0
+    for network in networks[:max_networks]:
+        graph = code_graph(network["source"], network["config"]["resolution"])
+        for snippet in graph.snippets:
+            key = snippet_key(snippet.text)
+            if key in done:
+                continue
+            done.add(key)
+            model = SNIPPETS.model({"snippet": snippet.text})
+            result = measure(model, platform, spec, backends=backends)
+            record = {"key": key, "kind": snippet.kind, "snippet": snippet.text}
+            pending.append({**record, **result_fields(result)})
+            measured += 1
+            if on_record is not None:
+                on_record(pending[-1])
+            if len(pending) >= batch:
+                append_records(path, pending)
+                pending = []
+    append_records(path, pending)
     return measured

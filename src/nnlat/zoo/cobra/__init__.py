@@ -9,7 +9,7 @@ torch backend directly).
   and built from that file.
 """
 
-from nnlat.zoo.cobra.layers import LAYERS, layer_snippet
+from nnlat.zoo.cobra.layers import LAYERS, SNIPPETS, layer_snippet
 from nnlat.zoo.cobra.networks import NETWORKS, network_source
 
-__all__ = ["LAYERS", "NETWORKS", "layer_snippet", "network_source"]
+__all__ = ["LAYERS", "NETWORKS", "SNIPPETS", "layer_snippet", "network_source"]

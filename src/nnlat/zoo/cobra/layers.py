@@ -206,6 +206,21 @@ def output_shape(config: Config) -> tuple[int, ...]:
         return tuple(build(config)(torch.empty(input_shape(config))).shape)
 
 
+def _snippet_text(config: Config) -> str:
+    return str(config["snippet"])
+
+
+def _snippet_output(config: Config) -> tuple[int, ...]:
+    text = _snippet_text(config)
+    with torch.device("meta"):
+        out = SnippetModule(text)(torch.empty(snippet_input_shapes(text)[0]))
+    return tuple(out.shape) if isinstance(out, torch.Tensor) else ()
+
+
+def _not_sampled(rng: random.Random) -> Config:
+    raise ValueError("cobra-snippet variants come from networks' code, not from a sampler")
+
+
 LAYERS = Family(
     name="cobra-layer",
     summary="COBRA's random single layers (Table 4's eight types, sizes scaled to one core)",
@@ -214,3 +229,14 @@ LAYERS = Family(
     input_shape=input_shape,
     output_shape=output_shape,
 )
+
+SNIPPETS = Family(
+    name="cobra-snippet",
+    summary="one snippet the interpreter extracted from a network's code, timed alone",
+    sample=_not_sampled,
+    build=lambda config: SnippetModule(_snippet_text(config)),
+    input_shape=lambda config: snippet_input_shapes(_snippet_text(config))[0],
+    output_shape=_snippet_output,
+)
+"""A snippet of a network (``{"snippet": text}``): what the layer-wise sum and BRP-NAS++
+need, each layer of a network timed alone (:func:`nnlat.datasets.cobra.measure_snippets`)."""

@@ -16,8 +16,11 @@ interpreter reads. It computes the same graph as :class:`nnlat.zoo.randdag.Rando
 
 from __future__ import annotations
 
+import torch
 from torch import nn
 
+from nnlat.code.graph import CodeGraph
+from nnlat.code.interpret import interpret_module
 from nnlat.code.loader import load_source_module
 from nnlat.zoo.family import Config, Family
 from nnlat.zoo.randdag import POOL_OPS, _merge, _shapes, sample, validate
@@ -99,6 +102,24 @@ def network_source(config: Config) -> str:
 def build(config: Config) -> nn.Module:
     """The network built from its generated source (:func:`network_source`)."""
     return load_source_module(network_source(config), CLASS_NAME, "cobra_net.py")
+
+
+def code_graph(source: str, resolution: int) -> CodeGraph:
+    """What the interpreter reads in a generated network: its snippets and call graph.
+
+    Args:
+        source: a file written by :func:`network_source` (**it is run**: only ours).
+        resolution: the input's height and width (the configuration's ``resolution``).
+
+    Example:
+        >>> config = {"resolution": 32, "num_classes": 10,
+        ...           "layers": [{"op": "maxpool", "inputs": [0]}]}
+        >>> [s.kind for s in code_graph(network_source(config), 32).snippets]
+        ['MaxPool2d', 'AdaptiveAvgPool2d', 'flatten', 'Linear']
+    """
+    with torch.device("meta"):
+        module = load_source_module(source, CLASS_NAME, "cobra_net.py")
+    return interpret_module(module, {"x0": (1, 3, resolution, resolution)}, source="cobra_net.py")
 
 
 NETWORKS = Family(

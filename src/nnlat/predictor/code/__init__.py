@@ -1,0 +1,1 @@
+"""COBRA: latency from source code (tokenizer, snippet encoder, model, ``predict_code``)."""

@@ -1,0 +1,75 @@
+"""The COBRA study end to end on fake-timed campaigns; its baselines' features."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import torch
+
+from nnlat.code import interpret_module
+from nnlat.datasets.cobra import measure_layers, measure_networks, measure_snippets, snippet_key
+from nnlat.measure.backends.fake import FakeBackend
+from nnlat.measure.backends.registry import backend_registry
+from nnlat.measure.types import MeasureSpec
+from nnlat.predictor.code.encoder import EncoderConfig
+from nnlat.predictor.code.pretraining import PretrainSettings
+from nnlat.studies.cobra import CobraStudyConfig, metrics, render, run
+from nnlat.studies.cobra_baselines import brpnas_features, layer_sum, layerwise_scale
+
+FAKE = "fake-fake1.0-fp32-t1"
+FAST = MeasureSpec(warmup_min_runs=1, warmup_max_s=0.05, min_runs=3, max_time_s=0.05)
+
+
+def test_metrics_are_table_1s_columns() -> None:
+    m = metrics([10.0, 10.0, 10.0, 10.0], [10.05, 10.4, 10.9, 12.0])
+    assert m["acc_1"] == 0.25 and m["acc_5"] == 0.5 and m["acc_10"] == 0.75
+    assert m["acc_25"] == 1.0
+    assert m["mape"] == pytest.approx((0.005 + 0.04 + 0.09 + 0.2) / 4)
+
+
+def test_brpnas_features_read_the_kind_and_parameters_off_the_snippet() -> None:
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 8, (3, 5), stride=2), torch.nn.ReLU())
+    graph = interpret_module(net, {"input": (1, 3, 16, 16)})
+    plain = brpnas_features(graph, ["Conv2d"])
+    assert plain[0, 0] == 1.0 and plain[1, 1] == 1.0  # Conv2d, then an unknown kind
+    assert plain[0].max() > 0 and plain.shape[0] == 2
+    latencies = {snippet_key(s.text): 2.0 for s in graph.snippets}
+    plus = brpnas_features(graph, ["Conv2d"], latencies)
+    assert plus.shape[1] == plain.shape[1] + 1
+    assert layer_sum(graph, latencies) == 4.0
+    assert layerwise_scale([1.0, 2.0], [3.0, 6.0]) == pytest.approx(3.0)
+
+
+@pytest.mark.slow
+def test_the_study_runs_every_method_and_resumes(tmp_path: Path) -> None:
+    reg = backend_registry({"fake": FakeBackend})
+    data = tmp_path / "data"
+    measure_layers(data / "layers.jsonl.gz", 40, FAKE, spec=FAST, backends=reg)
+    measure_networks(data / "networks.jsonl.gz", 8, FAKE, spec=FAST, backends=reg)
+    measure_snippets(
+        data / "networks.jsonl.gz", data / "snippets.jsonl.gz", FAKE, spec=FAST, backends=reg
+    )
+    config = CobraStudyConfig(
+        data_dir=data,
+        results_dir=tmp_path / "runs",
+        seeds=(0,),
+        pretrain=PretrainSettings(epochs=1),
+        encoder=EncoderConfig(vocab_size=0, dim=16, layers=1, heads=2, ffn=32),
+        vocab_size=256,
+        command="test",
+        scale_note="TOY",
+    )
+    config = replace(config, gcn=config.gcn.model_copy(update={"epochs": 2}))
+    results = run(config)
+    assert sorted(r.method for r in results.networks) == sorted(config.methods)
+    report = render(results)
+    assert (
+        "**TOY**" in report
+        and "| COBRA (sum readout, nnlat's default) | 1 |" in report
+        and "| All |" in report
+    )
+    assert (tmp_path / "runs" / "model" / "cobra.json").exists()
+    again = run(config)  # nothing left to train: the same rows come back
+    assert [r.predicted for r in again.networks] == [r.predicted for r in results.networks]
