@@ -26,6 +26,7 @@ import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from nnlat.errors import NnlatError
 from nnlat.zoo.edge.tflite_export import export_int8
 from nnlat.zoo.family import Config, Family
 from nnlat.zoo.nasbench201 import ALL_CONV3X3, NUM_NODES, arch_config, parse_arch, sample
@@ -205,6 +206,23 @@ def primitives(config: Config) -> dict[str, Primitive]:
     return found
 
 
+def export(config: Config, converter: str | None = None) -> bytes:
+    """The fully int8 ``.tflite`` of ``config``, by TensorFlow's converter.
+
+    This space is written in Keras only (not yet against ``nnlat.zoo.edge``'s op interface),
+    so the direct writer cannot export it; asking for it is an error, not a silent switch.
+
+    Raises:
+        NnlatError: ``converter="direct"``.
+        ExportError: TensorFlow is missing or could not convert.
+    """
+    if converter not in (None, "tensorflow"):
+        raise NnlatError(
+            f"{FAMILY.name} exports only with the tensorflow converter (asked for {converter!r})"
+        )
+    return export_int8(lambda: build(config), input_shape(config))
+
+
 FAMILY = Family(
     name="nasbench201-int8",
     summary="NAS-Bench-201 (same configurations as nasbench201) as fully int8 TFLite, for NPUs",
@@ -214,5 +232,5 @@ FAMILY = Family(
     output_shape=output_shape,
     canonical={"nb201_all_conv3x3": arch_config(ALL_CONV3X3)},
     source_format="tflite",
-    export_tflite=export_int8,
+    export_tflite=export,
 )
