@@ -94,6 +94,24 @@ def test_estimate_round_trips_through_the_store_and_an_export(databases, tmp_pat
     assert other.find_measurement(result.graph_hash, NPU, 1, result.input_shapes) == result
 
 
+def test_an_export_can_leave_out_vela_per_layer_tables(databases, tmp_path: Path) -> None:
+    store = databases.store()
+    graph = load(handmade_tflite("ADD", (1, 8, 8, 16), "int8"))
+    store.upsert_model(graph)
+    store.upsert_platform(NPU)
+    result = _estimate_measurement(graph_key(graph).digest)
+    store.add_measurement(result)
+
+    path = tmp_path / "light.jsonl.gz"
+    store.export(path, npu_layers=False)
+    other = databases.store()
+    other.import_(path)
+    found = other.find_measurement(result.graph_hash, NPU, 1, result.input_shapes)
+    assert found is not None and found.npu is not None
+    assert found.npu.layers == () and found.npu.cycles_total == ESTIMATE.cycles_total
+    assert found.model_copy(update={"npu": ESTIMATE}) == result  # nothing else is lost
+
+
 def test_migration_0003_marks_old_rows_as_timings(databases) -> None:
     store = databases.store()
     with store.engine.begin() as connection:

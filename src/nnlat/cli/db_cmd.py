@@ -67,6 +67,13 @@ def export_command(
         list[str] | None,
         typer.Option("--platform", "-p", help="Only this platform (repeatable)."),
     ] = None,
+    npu_layers: Annotated[
+        bool,
+        typer.Option(
+            "--npu-layers/--no-npu-layers",
+            help="Keep Vela's per-layer tables (a ViT's is ~280 kB; Vela recreates them).",
+        ),
+    ] = True,
     db: DbUrlOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
@@ -74,7 +81,7 @@ def export_command(
     from nnlat.store import Store
 
     with user_errors(), Store.open(db) as store:
-        models = store.export(path, platforms)
+        models = store.export(path, platforms, npu_layers=npu_layers)
     if as_json:
         print_json({"path": str(path), "models": models})
     else:

@@ -61,7 +61,11 @@ def iter_models(session: Session) -> Iterator[tuple[StoredModel, list[Measuremen
 
 
 def export(
-    session: Session, path: str | os.PathLike[str], platforms: Sequence[str] | None = None
+    session: Session,
+    path: str | os.PathLike[str],
+    platforms: Sequence[str] | None = None,
+    *,
+    npu_layers: bool = True,
 ) -> int:
     """Write the platforms, models and measurements read in ``session`` to an export file.
 
@@ -70,6 +74,7 @@ def export(
         path: the file to write; replaced if it exists.
         platforms: only these platforms, their measurements and the models measured on
             them (default: everything).
+        npu_layers: keep the per-layer tables of Vela estimates.
 
     Returns:
         The number of models written.
@@ -79,19 +84,29 @@ def export(
     """
     rows = session.scalars(sa.select(PlatformRow).order_by(PlatformRow.id))
     records = [to_platform(row) for row in rows]
+    models: Iterator[tuple[StoredModel, list[Measurement]]] = iter_models(session)
+    if not npu_layers:
+        models = ((model, [without_npu_layers(m) for m in ms]) for model, ms in models)
     if platforms is None:
-        return write_archive(path, records, iter_models(session))
+        return write_archive(path, records, models)
     wanted = set(platforms)
     known = {r.platform.name for r in records}
     if unknown := sorted(wanted - known):
         names = ", ".join(sorted(known))
         raise StoreError(f"no platform {', '.join(unknown)} in the store; known: {names}")
-    models = (
+    kept_models = (
         (model, kept)
-        for model, measurements in iter_models(session)
+        for model, measurements in models
         if (kept := [m for m in measurements if m.platform in wanted])
     )
-    return write_archive(path, [r for r in records if r.platform.name in wanted], models)
+    return write_archive(path, [r for r in records if r.platform.name in wanted], kept_models)
+
+
+def without_npu_layers(measurement: Measurement) -> Measurement:
+    """``measurement`` without the per-layer table of its Vela estimate (if it has one)."""
+    if measurement.npu is None or not measurement.npu.layers:
+        return measurement
+    return measurement.model_copy(update={"npu": measurement.npu.model_copy(update={"layers": ()})})
 
 
 def import_chunk(

@@ -440,7 +440,13 @@ class Store:
 
     # -- export / import ----------------------------------------------------------------
 
-    def export(self, path: str | os.PathLike[str], platforms: Sequence[str] | None = None) -> int:
+    def export(
+        self,
+        path: str | os.PathLike[str],
+        platforms: Sequence[str] | None = None,
+        *,
+        npu_layers: bool = True,
+    ) -> int:
         """Write every platform, model and measurement to a gzip JSON Lines file.
 
         The format is documented in :mod:`nnlat.store.archive`.
@@ -449,6 +455,9 @@ class Store:
             path: the file to write (conventionally ``*.jsonl.gz``); replaced if it exists.
             platforms: only these platforms, their measurements and the models measured
                 on them (default: everything).
+            npu_layers: keep each Vela estimate's per-layer table; without it a dataset
+                of transformers is ten times smaller, and rerunning Vela (deterministic)
+                gives the tables back.
 
         Returns:
             The number of models written.
@@ -457,7 +466,7 @@ class Store:
             StoreError: a platform of ``platforms`` is not in the store.
         """
         with self.database.transaction("export the store") as session:
-            return exchange.export(session, path, platforms)
+            return exchange.export(session, path, platforms, npu_layers=npu_layers)
 
     def import_(self, path: str | os.PathLike[str]) -> ImportReport:
         """Add the contents of an export file; importing the same file again adds nothing.
