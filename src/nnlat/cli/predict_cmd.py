@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from nnlat.cli.checks import check_model_file, suggest
+from nnlat.cli.code_predict import is_code_reference, parse_init_args, predict_from_code
 from nnlat.cli.config import check_configured_limits
 from nnlat.cli.db_cmd import DbUrlOption
 from nnlat.cli.inspect_cmd import InputShapeOption
@@ -46,7 +47,10 @@ PredictorOption = Annotated[
 
 
 def predict_command(
-    models: Annotated[list[Path], typer.Argument(help="ONNX or TFLite files.")],
+    models: Annotated[
+        list[Path],
+        typer.Argument(help="ONNX or TFLite files, or one path/to/model.py::ClassName."),
+    ],
     platform: Annotated[
         str | None,
         typer.Option(
@@ -62,9 +66,17 @@ def predict_command(
         str,
         typer.Option("--target", "-t", help="What to predict: latency, memory or energy."),
     ] = "latency",
+    init_args: Annotated[
+        str | None,
+        typer.Option("--init-args", help="For model.py::Class: constructor kwargs as JSON."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Predict the latency (or memory, energy) of MODELS on PLATFORM, without measuring."""
+    """Predict the latency (or memory, energy) of MODELS on PLATFORM, without measuring.
+
+    A model given as path/to/model.py::ClassName is predicted from its source code (the
+    file is imported and the class built, as python would; never sent to a server).
+    """
     import warnings
 
     if target not in _TARGETS:
@@ -72,6 +84,18 @@ def predict_command(
     if server is not None and target != "latency":
         raise typer.BadParameter("--server predicts latency only")
     shapes = parse_input_shapes(input_shape)
+    if any(is_code_reference(str(m)) for m in models):
+        if len(models) != 1 or server is not None or target != "latency":
+            raise typer.BadParameter(
+                "a model.py::Class is predicted alone, locally, for latency only"
+            )
+        with user_errors(subject=str(models[0])):
+            predict_from_code(
+                str(models[0]), shapes, parse_init_args(init_args), platform, predictor, as_json
+            )
+        return
+    if init_args is not None:
+        raise typer.BadParameter("--init-args applies to a model.py::ClassName only")
     with user_errors(subject=models[0].name if len(models) == 1 else None):
         for model in models:
             check_model_file(model)
