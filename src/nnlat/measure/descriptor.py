@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from nnlat.measure.backends.vela import VelaBackend, VelaTarget, estimate
+from nnlat.measure.backends.vela import VelaBackend, VelaTarget, architecture, estimate
 
 DESCRIPTOR_VERSION = 1
 
@@ -149,22 +149,9 @@ def vela_spec(target: VelaTarget) -> dict[str, float]:
         >>> vela_spec(backend.target(name))["macs_per_cycle"]
         256.0
     """
-    import contextlib
-    import io
-
-    from ethosu.vela.architecture_features import ArchitectureFeatures
     from ethosu.vela.tensor import MemArea
 
-    with contextlib.redirect_stdout(io.StringIO()):
-        arch = ArchitectureFeatures(
-            list(target.config_files),
-            target.accelerator,
-            target.system_config,
-            target.memory_mode,
-            3,
-            False,
-            None,
-        )
+    arch = architecture(target)
     spec: dict[str, float] = {
         "macs_per_cycle": float(arch.num_macs_per_cycle * arch.ncores),
         "core_clock_hz": float(arch.core_clock),

@@ -111,22 +111,34 @@ def _sections(path: Path) -> tuple[list[str], list[str]]:
     return systems, modes
 
 
+def architecture(target: VelaTarget) -> Any:
+    """Vela's own reading of the target (``ArchitectureFeatures``), its prints silenced.
+
+    Raises:
+        ethosu.vela.errors.VelaError: Vela refuses the combination.
+    """
+    from ethosu.vela.architecture_features import ArchitectureFeatures
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        # positional: configuration files, accelerator, system configuration, memory mode,
+        # max blockdep (3, Vela's default), verbose config (off), arena cache size (default)
+        return ArchitectureFeatures(
+            list(target.config_files),
+            target.accelerator,
+            target.system_config,
+            target.memory_mode,
+            3,
+            False,
+            None,
+        )
+
+
 def _valid(target: VelaTarget) -> bool:
     """Whether Vela's own configuration reader accepts the combination."""
-    from ethosu.vela.architecture_features import ArchitectureFeatures
     from ethosu.vela.errors import VelaError
 
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            ArchitectureFeatures(
-                list(target.config_files),
-                target.accelerator,
-                target.system_config,
-                target.memory_mode,
-                3,
-                False,
-                None,
-            )
+        architecture(target)
     except VelaError:
         return False
     return True
