@@ -84,9 +84,19 @@ class TrainSettings(BaseModel):
 
     def torch_device(self) -> torch.device:
         """The device to train on."""
-        if self.device == "auto":
-            return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-        return torch.device(self.device)
+        return torch_device(self.device)
+
+
+def torch_device(name: str) -> torch.device:
+    """The device ``name`` names; ``"auto"`` is the GPU when there is one, else the CPU.
+
+    Example:
+        >>> torch_device("cpu").type
+        'cpu'
+    """
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
 
 
 def loss_value(

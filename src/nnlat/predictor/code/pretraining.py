@@ -37,6 +37,7 @@ from nnlat.predictor.code.tokenizer import (
     latency_text,
     parameter_positions,
 )
+from nnlat.predictor.training import torch_device
 
 
 @dataclass(frozen=True)
@@ -69,9 +70,7 @@ class PretrainSettings:
 
     def torch_device(self) -> torch.device:
         """The device to train on."""
-        if self.device == "auto":
-            return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-        return torch.device(self.device)
+        return torch_device(self.device)
 
 
 @dataclass
