@@ -21,8 +21,8 @@ import torch
 import torch.nn.functional as F  # noqa: N812 (torch's convention)
 from torch import nn
 
-from nnlat.zoo.corpus.export import OPSETS, export_torchscript, seeded
-from nnlat.zoo.corpus.layers import ChannelsLast, conv_bn_act
+from nnlat.zoo.corpus.export import OPSETS
+from nnlat.zoo.corpus.layers import conv_bn_act, export_image_model
 from nnlat.zoo.family import Config, Family
 
 
@@ -134,11 +134,7 @@ def input_shape(config: Config) -> tuple[int, ...]:
 
 def export(config: Config) -> onnx.ModelProto:
     """The configuration's detector exported at its opset, seeded weights."""
-    with seeded(config["seed"]):
-        model: nn.Module = Detector(config)
-    if config["layout"] == "nhwc":
-        model = ChannelsLast(model)
-    return export_torchscript(model, {"images": torch.rand(*input_shape(config))}, config["opset"])
+    return export_image_model(Detector, config, "images", input_shape(config))
 
 
 FAMILY = Family(

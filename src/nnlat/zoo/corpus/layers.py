@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from torch import nn
+
+if TYPE_CHECKING:
+    import onnx
+
+    from nnlat.zoo.family import Config
 
 ACTIVATIONS: dict[str, type[nn.Module]] = {
     "relu": nn.ReLU,
@@ -34,3 +42,23 @@ class ChannelsLast(nn.Module):
 
     def forward(self, x):  # type: ignore[no-untyped-def]
         return self.body(x.permute(0, 3, 1, 2))
+
+
+def export_image_model(
+    build: Callable[[Config], nn.Module], config: Config, input_name: str, shape: tuple[int, ...]
+) -> onnx.ModelProto:
+    """``build(config)`` with seeded weights, NHWC-wrapped when the configuration says so,
+    exported at the configuration's opset with one image input ``input_name`` of ``shape``.
+
+    The detection and OCR families share this: one image in, layout and opset from the
+    configuration.
+    """
+    import torch
+
+    from nnlat.zoo.corpus.export import export_torchscript, seeded
+
+    with seeded(config["seed"]):
+        model: nn.Module = build(config)
+    if config["layout"] == "nhwc":
+        model = ChannelsLast(model)
+    return export_torchscript(model, {input_name: torch.rand(*shape)}, config["opset"])

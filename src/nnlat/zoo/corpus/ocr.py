@@ -18,8 +18,8 @@ import onnx
 import torch
 from torch import nn
 
-from nnlat.zoo.corpus.export import OPSETS, export_torchscript, seeded
-from nnlat.zoo.corpus.layers import ChannelsLast, conv_bn_act
+from nnlat.zoo.corpus.export import OPSETS
+from nnlat.zoo.corpus.layers import conv_bn_act, export_image_model
 from nnlat.zoo.family import Config, Family
 
 
@@ -104,11 +104,7 @@ def input_shape(config: Config) -> tuple[int, ...]:
 
 def export(config: Config) -> onnx.ModelProto:
     """The configuration's recogniser exported at its opset, seeded weights."""
-    with seeded(config["seed"]):
-        model: nn.Module = Crnn(config)
-    if config["layout"] == "nhwc":
-        model = ChannelsLast(model)
-    return export_torchscript(model, {"image": torch.rand(*input_shape(config))}, config["opset"])
+    return export_image_model(Crnn, config, "image", input_shape(config))
 
 
 FAMILY = Family(
