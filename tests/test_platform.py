@@ -60,7 +60,7 @@ def test_this_hosts_default_falls_back_to_other_hardware_with_the_command_to_fix
 
 
 def test_a_typo_gets_did_you_mean() -> None:
-    with pytest.raises(UnknownPlatformError, match=r"did you mean epyc-ort1\.31-fp32-t1"):
+    with pytest.raises(UnknownPlatformError, match=r"did you mean 'epyc-ort1\.31-fp32-t1'"):
         match_platform("epyc-ort1.31-fp23-t1", HEADS)
     with pytest.raises(UnknownPlatformError, match=r"not a platform name.*did you mean"):
         match_platform("epyc-ort-1.31-fp32-t1", HEADS)

@@ -150,7 +150,9 @@ def _nearest(requested: str, candidates: list[str]) -> str:
     )
 
 
-def match_platform(requested: str, known: Sequence[str], *, explicit: bool = True) -> PlatformMatch:
+def match_platform(
+    requested: str, known: Sequence[str], *, explicit: bool = True, source: str = "PREDICTOR"
+) -> PlatformMatch:
     """The platform of ``known`` that answers for ``requested`` (rules in the module doc).
 
     Args:
@@ -158,6 +160,7 @@ def match_platform(requested: str, known: Sequence[str], *, explicit: bool = Tru
         known: the platforms there are answers for, e.g. a predictor's heads.
         explicit: whether the caller named the platform (False: this host's default), which
             alone allows a platform of other hardware to answer.
+        source: how the user names the predictor, for the command in the error message.
 
     Raises:
         UnknownPlatformError: ``requested`` does not parse, or names a platform none of
@@ -191,7 +194,7 @@ def match_platform(requested: str, known: Sequence[str], *, explicit: bool = Tru
     raise UnknownPlatformError(
         f"this predictor has no head for platform {requested!r}; it knows "
         f"{', '.join(known)}{_did_you_mean(requested, known)}. To add one, measure some "
-        f"models on it and fine-tune: `nnlat train --from PREDICTOR -p {requested} -o DIR`"
+        f"models on it and fine-tune: `nnlat train --from {source} -p {requested} -o DIR`"
     )
 
 
@@ -205,4 +208,4 @@ def _parses(name: str) -> bool:
 
 def _did_you_mean(requested: str, known: Sequence[str]) -> str:
     close = difflib.get_close_matches(requested, list(known), n=2, cutoff=0.6)
-    return f" (did you mean {' or '.join(close)}?)" if close else ""
+    return f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""

@@ -92,3 +92,30 @@ def test_train_from_adds_a_head_for_a_new_platform(tmp_path: Path, saved: Path) 
     assert summary["platforms"] == [TOY_PLATFORM, NEW_PLATFORM]
     tuned = Predictor.load(out)
     assert tuned.info["fine_tuned_on"]["part"] == "heads"
+
+
+def test_this_hosts_platform_is_answered_by_the_shipped_predictor(models: list[Path]) -> None:
+    """A fresh install's own platform (a newer onnxruntime, or other hardware) gets the
+    nearest shipped head, named in a warning and in ``served_by``."""
+    from nnlat.measure.runner import reference_platform
+    from nnlat.predictor.api import load_predictor
+
+    host = reference_platform().name
+    heads = load_predictor(None).platforms
+    result = runner.invoke(app, ["predict", str(models[0]), "-p", host, "--json"])
+    assert result.exit_code == 0, result.output
+    [prediction] = json.loads(result.stdout)["predictions"]
+    assert prediction["platform"] == host and prediction["served_by"] in heads
+    assert prediction["latency_ms"] > 0
+    if host not in heads:
+        assert f"the head of {prediction['served_by']}" in result.stderr
+
+
+def test_a_newer_runtime_is_served_by_its_nearest_version(saved: Path, models: list[Path]) -> None:
+    newer = TOY_PLATFORM.replace("1.0", "1.1")
+    assert newer != TOY_PLATFORM
+    args = ["predict", str(models[0]), "--predictor", str(saved), "-p", newer]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert f"head of {TOY_PLATFORM}" in result.stdout
+    assert "nearest version" in result.stderr

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from nnlat.cli.checks import check_model_file, suggest
+from nnlat.cli.checks import check_model_file
 from nnlat.cli.code_predict import is_code_reference, parse_init_args, predict_from_code
 from nnlat.cli.config import check_configured_limits
 from nnlat.cli.db_cmd import DbUrlOption
@@ -25,6 +25,7 @@ from nnlat.cli.output import (
     user_errors,
 )
 from nnlat.cli.remote import ServerOption, TokenOption, client_of
+from nnlat.errors import NnlatWarning
 
 HiddenOption = Annotated[
     int | None,
@@ -99,22 +100,25 @@ def predict_command(
     with user_errors(subject=models[0].name if len(models) == 1 else None):
         for model in models:
             check_model_file(model)
-        with spinner(f"predicting {_count(models)}", quiet=as_json), warnings.catch_warnings():
+        with (
+            spinner(f"predicting {_count(models)}", quiet=as_json),
+            warnings.catch_warnings(record=True) as caught,
+        ):
+            warnings.simplefilter("always", NnlatWarning)
             # said below, model by model, with the model's name
-            warnings.filterwarnings("ignore", "operators never seen in training")
+            warnings.filterwarnings("ignore", ".*operators never seen in training")
             if server is not None:
                 with client_of(server, token) as client:
                     results = [client.predict(m, platform, batch_size, shapes) for m in models]
             else:
-                from nnlat.predictor.api import load_predictor, predict_many
+                from nnlat.predictor.api import predict_many
 
                 check_configured_limits(models, batch_size, shapes)
-                chosen = load_predictor(None if predictor is None else str(predictor))
-                if platform is not None:
-                    _check_head(platform, chosen.platforms, predictor)
                 results = predict_many(
-                    models, platform, batch_size, shapes, predictor=chosen, target=target
+                    models, platform, batch_size, shapes, predictor=predictor, target=target
                 )
+    for warning in caught:  # e.g. which head answers when the platform has none of its own
+        stderr.print(f"[yellow]warning:[/] {escape(str(warning.message))}", highlight=False)
     for path, result in zip(models, results, strict=True):
         if result.unseen_ops:
             stderr.print(
@@ -140,7 +144,9 @@ def predict_command(
     stdout.print(
         f"predicted {what}on [bold]{results[0].platform}[/], batch {batch_size}", highlight=False
     )
-    stdout.print(f"by {results[0].predictor}", highlight=False)
+    served = results[0].served_by
+    head = f" (head of {served})" if served and served != results[0].platform else ""
+    stdout.print(f"by {results[0].predictor}{head}", highlight=False)
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(no_wrap=True)  # the file names: never cut
     table.add_column(no_wrap=True, justify="right")
@@ -170,23 +176,6 @@ def _shown(value: float | None, unit: str) -> str:
 
 def _count(models: list[Path]) -> str:
     return models[0].name if len(models) == 1 else f"{len(models)} models"
-
-
-def _check_head(platform: str, known: list[str], predictor: Path | None) -> None:
-    """Refuse a platform the predictor has no head for: a typo, or a platform to add."""
-    from nnlat.predictor.predictor import PredictorError
-
-    if platform in known:
-        return
-    hint = suggest(platform, known)
-    source = str(predictor) if predictor is not None else "shipped"
-    if hint:
-        raise PredictorError(f"the {source} predictor has no head for {platform!r}; {hint}")
-    raise PredictorError(
-        f"the {source} predictor has no head for {platform!r} (it knows "
-        f"{', '.join(known)}); to add one, measure models on it and run "
-        f"`nnlat train --from {source} -p {platform} -o NEW_DIR`"
-    )
 
 
 def train_command(

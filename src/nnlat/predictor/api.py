@@ -109,7 +109,9 @@ def _head_for(
             choice = PlatformMatch(known[0], known[0], "exact")
     else:
         try:
-            choice = match_platform(platform, known)
+            choice = match_platform(
+                platform, known, explicit=not _names_this_host(platform), source=source
+            )
         except UnknownPlatformError as error:
             if platform in predictor.platforms:  # the platform is known, the target not
                 predictor.head(platform, target)  # raises, naming the platform's targets
@@ -136,6 +138,17 @@ def _load_features(
             f"{_label(model)} has no operators left after normalisation: nothing to predict"
         )
     return graph_key(graph).digest, raw_features(graph)
+
+
+def _names_this_host(platform: str) -> bool:
+    """Whether ``platform`` is this host's reference platform: naming it is asking for the
+    default, so a head of other hardware may answer (with a warning), as without ``-p``."""
+    from nnlat.measure.runner import reference_platform
+
+    try:
+        return platform == reference_platform().name
+    except UnknownPlatformError:  # no onnxruntime here: no reference platform to name
+        return False
 
 
 def predict_many(
@@ -182,7 +195,11 @@ def predict_many(
         else load_predictor(None if predictor is None else str(predictor))
     )
     # an unknown platform fails before any model is loaded
-    head = _head_for(chosen, platform, "PREDICTOR" if predictor is None else str(predictor), target)
+    # how the user names the predictor, for `nnlat train --from` in messages
+    source = "shipped" if predictor is None else "PREDICTOR"
+    if isinstance(predictor, str | Path):
+        source = str(predictor)
+    head = _head_for(chosen, platform, source, target)
     load_one = functools.partial(_load_features, batch_size=batch_size, input_shapes=input_shapes)
     loaded: list[tuple[str, RawFeatures]] = []
 
