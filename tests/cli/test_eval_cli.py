@@ -144,6 +144,7 @@ def test_held_out_trains_on_zoo_sets_and_tests_on_realworld(
         assert row in text
     # The fixture measured no broad-zoo family: training on it again would add nothing.
     assert "| broad |" not in text and "not trained again" in text
+    assert "](plot.png)" in text and (out / "plot.png").stat().st_size > 0
 
 
 def test_held_out_without_realworld_records_says_what_to_run(env: dict[str, str]) -> None:

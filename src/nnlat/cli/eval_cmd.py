@@ -248,3 +248,4 @@ def held_out_command(
             )
             progress.update(task, completed=total)  # a training set may have been skipped
         _write(out, study.render(results))
+        study.plot(results.rows, out / PLOT)

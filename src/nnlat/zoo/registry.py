@@ -55,6 +55,19 @@ CORPUS_FAMILY_MODULES = (
     "corpus.int8_qdq",
 )
 
+# The real-architecture corpus's families (issue 33), by registered name.
+CORPUS_FAMILIES = (
+    "hf-text",
+    "hf-vision",
+    "hf-speech",
+    "det-head",
+    "ocr-crnn",
+    "audio-frontend",
+    "rnn-control-flow",
+    "int8-dynamic",
+    "int8-qdq",
+)
+
 # The ten families of the NNLQP dataset (the paper's Table 3 rows).
 NNLQP_FAMILIES = (
     "alexnet",
