@@ -1,0 +1,140 @@
+"""The held-out real-world study of issue 33: train on zoo (+ corpus), test on shipped models.
+
+Run (the database holds the training data and the held-out set measured by
+``scripts/measure_heldout.py``; see reports/realworld/README.md for the full recipe):
+
+    python scripts/realworld_study.py --db URL --out reports/realworld \\
+        [--platform P] [--epochs 80] [--cached-only] [--predictor DIR ...]
+
+1. ``nnlat eval held-out``'s study on the platform: each method (NNLP, XGBoost, the FLOPs
+   regression) trained on each training set of zoo families, the corpus last, and tested
+   on every real-world record (none of which any training set holds);
+2. with ``--train DIR``, the shipped predictor retrained: NNLP on every platform's zoo and
+   corpus records (one head each, platforms balanced), saved in DIR;
+3. each saved predictor given, and DIR, judged on the same real-world records, per model.
+
+``--cached-only`` trains on the records whose features are already cached
+(``scripts/cache_features.py``) instead of rebuilding every corpus graph (a ``transformers``
+export each): the report says how many records that left.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from nnlat.datasets.training import default_cache_dir, load_records
+from nnlat.features.records import REAL_WORLD
+from nnlat.predictor.metrics import acc_within, mape
+from nnlat.predictor.predictor import Predictor
+from nnlat.predictor.training import TrainSettings
+from nnlat.store import Store
+from nnlat.studies import held_out
+
+
+def predictor_section(path: Path, records: list, platform: str) -> list[str]:  # type: ignore[type-arg]
+    """Markdown: a saved predictor's errors on the real-world records of ``platform``."""
+    predictor = Predictor.load(path)
+    test = [r for r in records if r.source == REAL_WORLD and r.platform == platform]
+    head = platform
+    if platform not in predictor.platforms:
+        from nnlat.platform import match_platform
+
+        head = match_platform(platform, predictor.platforms).head
+    measured = np.array([r.latency_ms for r in test])
+    predicted = predictor.predict_raw([r.raw for r in test], head)
+    lines = [
+        f"## Saved predictor `{path}` ({predictor.info.get('name', '?')}, head {head})",
+        "",
+        f"MAPE {mape(measured, predicted) * 100:.1f} %, "
+        f"Acc(10 %) {acc_within(measured, predicted, 0.1) * 100:.0f} %, "
+        f"Acc(25 %) {acc_within(measured, predicted, 0.25) * 100:.0f} % "
+        f"over {len(test)} models.",
+        "",
+        "| model | measured ms | predicted ms | error |",
+        "|---|---|---|---|",
+    ]
+    for record, value in zip(test, predicted, strict=True):
+        error = value / record.latency_ms - 1
+        lines.append(f"| {record.family} | {record.latency_ms:.4g} | {value:.4g} | {error:+.0%} |")
+    return lines
+
+
+def train_shipped(records: list, out: Path, epochs: int) -> None:  # type: ignore[type-arg]
+    """NNLP on every platform's non-real-world records, platforms balanced; saved in ``out``."""
+    from nnlat.datasets.training import without_realworld
+
+    train = without_realworld(records)
+    settings = TrainSettings(epochs=epochs, balance_platforms=True)
+    predictor, result = Predictor.fit(
+        train,
+        network="nnlp",
+        settings=settings,
+        on_epoch=lambda e, loss, v: print(f"epoch {e} loss {loss:.4f} valid {v}", flush=True),
+    )
+    counts = {p: sum(r.platform == p for r in train) for p in sorted({r.platform for r in train})}
+    predictor.info |= {"name": "nnlat-zoo-corpus", "records_per_platform": counts}
+    predictor.save(out)
+    print(f"saved {out}: best epoch {result.best_epoch}, valid MAPE {result.best_valid_mape}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--out", type=Path, default=Path("reports/realworld"))
+    parser.add_argument("--platform", default="epyc-ort1.32-fp32-t1")
+    parser.add_argument("--methods", default="nnlp,xgboost,flops-macs-lr")
+    parser.add_argument("--epochs", type=int, default=80)
+    parser.add_argument("--cached-only", action="store_true")
+    parser.add_argument("--predictor", type=Path, action="append", default=[])
+    parser.add_argument("--train", type=Path, help="retrain the shipped predictor into DIR")
+    parser.add_argument("--skip-study", action="store_true", help="only --train and judge")
+    args = parser.parse_args()
+
+    with Store.open(args.db) as store:
+        every = load_records(
+            store,
+            None if args.train else [args.platform],
+            cache_dir=default_cache_dir(),
+            cached_only=args.cached_only,
+        )
+    records = [r for r in every if r.platform == args.platform]
+    if args.train:
+        train_shipped(every, args.train, args.epochs)
+        args.predictor.append(args.train)
+    command = (
+        "python scripts/realworld_study.py "
+        + " ".join(
+            f"--{k.replace('_', '-')} {v}"
+            if not isinstance(v, bool)
+            else f"--{k.replace('_', '-')}"
+            for k, v in vars(args).items()
+            if v not in (False, [], None) and k != "predictor"
+        )
+        + "".join(f" --predictor {p}" for p in args.predictor)
+    )
+    config = held_out.HeldOutConfig(
+        platform=args.platform,
+        methods=tuple(args.methods.split(",")),
+        settings=TrainSettings(epochs=args.epochs),
+        command=command,
+    )
+    args.out.mkdir(parents=True, exist_ok=True)
+    text = ""
+    if not args.skip_study:
+        study = held_out.run(
+            config, records, on_result=lambda r: print(r.training_set, r.method, r.metrics)
+        )
+        text = held_out.render(study)
+        held_out.plot(study.rows, args.out / "plot.png")
+    for path in args.predictor:
+        text += "\n" + "\n".join(predictor_section(path, records, args.platform)) + "\n"
+    name = "README.md" if not args.skip_study else "predictors.md"
+    (args.out / name).write_text(text)
+    print(f"wrote {args.out / name}")
+
+
+if __name__ == "__main__":
+    main()
