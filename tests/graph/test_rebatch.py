@@ -55,3 +55,30 @@ def test_a_constant_reshape_not_fed_by_the_input_does_not_block() -> None:
     model.graph.node.insert(0, helper.make_node("Reshape", ["bias", "bias_shape"], ["b4"]))
     model.graph.node.insert(1, helper.make_node("Add", ["x", "b4"], ["xb"]))
     assert load(model, batch_size=8).outputs[0].shape == (8, 48)
+
+
+def _stateful_model(batch: int | str) -> onnx.ModelProto:
+    """x[batch, 8] beside a state s[2, 1, 8] (an RNN's layers × batch × hidden, as Silero
+    VAD's): the state's dimension 0 is not the batch."""
+    nodes = [
+        helper.make_node("ReduceSum", ["s"], ["t"], keepdims=0, name="sum"),
+        helper.make_node("Add", ["x", "t"], ["y"], name="add"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 8]),
+            helper.make_tensor_value_info("s", TensorProto.FLOAT, [2, 1, 8]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
+
+
+@pytest.mark.parametrize("batch", [1, "n"])
+def test_a_state_input_keeps_its_fixed_first_dimension(batch: int | str) -> None:
+    for wanted in (1, 4):
+        graph = load(_stateful_model(batch), batch_size=wanted)
+        shapes = {s.name: s.shape for s in graph.inputs}
+        assert shapes == {"x": (wanted, 8), "s": (2, 1, 8)}
