@@ -232,8 +232,9 @@ class OpCostTransfer:
         """
         candidates = self.efficiency_ * costs[None, :]
         if len(shot_latency):
-            predicted = _with_constant(shot_counts) @ candidates.T  # (k, devices)
-            log_ratio = np.log(shot_latency[:, None] / predicted)
+            # A least-squares fit may go negative far from its data: floor it.
+            predicted = np.maximum(_with_constant(shot_counts) @ candidates.T, 1e-9)
+            log_ratio = np.log(shot_latency[:, None] / predicted)  # (k, devices)
             scale = np.median(log_ratio, axis=0)
             candidates = candidates * np.exp(scale)[:, None]
             error = np.abs(log_ratio - scale).mean(axis=0)
@@ -246,7 +247,7 @@ class OpCostTransfer:
         """Latencies ``(n,)`` of architectures with ``counts`` on the adapted device."""
         candidates, weight = adapted[:, :-1], adapted[:, -1]
         predicted = _with_constant(counts) @ candidates.T  # (n, devices)
-        return np.exp(np.log(np.maximum(predicted, 1e-12)) @ weight)
+        return np.exp(np.log(np.maximum(predicted, 1e-9)) @ weight)
 
 
 def _with_constant(counts: np.ndarray) -> np.ndarray:
