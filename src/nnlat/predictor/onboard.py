@@ -60,13 +60,9 @@ SHOT_MODELS = (
 """(family, sampling seed) of the models measured for onboarding, the first K taken."""
 
 KINDS = ("conv", "depthwise", "matmul", "batch_matmul", "softmax", "slice", "bytes", "weights")
-FREE_OPS = frozenset(
-    {"Relu", "Clip", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Pad", "Gelu"}
-)
+FREE_OPS = frozenset({"Relu", "Clip", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
 """Operators that cost nothing on the NPU: fused activations (a TFLite fused ReLU loads as
-its own node), views, and what Vela folds into its neighbour (a PAD into the convolution
-after it, GELU into a look-up table on the operator before it: both 0 cycles in its
-per-layer table)."""
+its own node) and views."""
 # Costed by their bytes at their own rate. nnlat's cost model has no MACs for TFLite's
 # BATCH_MATMUL, so it is one of them.
 _BYTE_KINDS = {
@@ -266,8 +262,8 @@ def characterise(platform: str, estimate_ms: Callable[[bytes], float]) -> dict[s
 
     A compute workload's rate is its MACs per ms; the weights workload's (a 1024 × 1024
     dense layer at batch 1) its parameters per ms; the others' (add, pool, softmax,
-    slice, batched matmul) their bytes per ms. Where two workloads measure one kind, the faster
-    rate is kept (a workload alone pays fixed costs a network's layers share).
+    slice, batched matmul) their bytes per ms. Where two workloads measure one kind, the slower
+    rate is kept (the isolated fast case overstates what a network sees).
 
     Args:
         platform: for error messages.
@@ -287,7 +283,7 @@ def characterise(platform: str, estimate_ms: Callable[[bytes], float]) -> dict[s
         latency = estimate_ms(tflite)
         if latency <= 0 or amount <= 0:
             raise NnlatError(f"{platform}: workload {name} gave no usable estimate")
-        rates[kind] = max(rates.get(kind, 0.0), amount / latency)
+        rates[kind] = min(rates.get(kind, float("inf")), amount / latency)
     return rates
 
 
