@@ -1,11 +1,15 @@
-"""Export the MAPLE pool campaign to data/maple/: the wide CSV and the campaign's numbers.
+"""Export the MAPLE pool campaign to data/maple/: the wide CSVs and the campaign's numbers.
 
 Usage: PYTHONPATH=src python scripts/maple_export.py [DB_URL] [OUT_DIR]
 
 Writes OUT_DIR/nb201_vela_pool.csv (position, split, arch, one latency column in ms per pool
-device; only architectures measured on every device) and prints the sizes and the wall
-time between the first and the last stored result (for data/maple/README.md). The full
-archive (recipes, every Vela counter, per-layer tables) is `nnlat db export`'s.
+device; only architectures measured on every pool device) and OUT_DIR/nb201_vela_held_out.csv
+(the same for the three held-out devices), and prints the sizes and the wall time between
+the first and the last stored result (for data/maple/README.md). Rows already in a CSV that
+the database lacks are kept (an earlier campaign's database measured them; Vela is
+deterministic, and rows both have agree to the CSV's 6 decimals), so a restarted campaign
+never shrinks the export. The full archive (recipes, every Vela counter, per-layer tables)
+is `nnlat db export`'s.
 """
 
 from __future__ import annotations
@@ -13,18 +17,45 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import sqlalchemy as sa
 
-from nnlat.measure.pool import VELA_POOL
+from nnlat.measure.pool import VELA_HELD_OUT, VELA_POOL
 from nnlat.store import Store
-from nnlat.studies.maple import FAMILY, is_test, load_pool, write_table
+from nnlat.studies.maple import FAMILY, PoolData, is_test, load_pool, load_table, write_table
 
-db = sys.argv[1] if len(sys.argv) > 1 else "sqlite:////work/campaign/maple.db"
+
+def merged(db: str, devices: tuple[str, ...], path: Path) -> PoolData:
+    """The database's rows over ``devices``, completed by the CSV at ``path`` if any."""
+    data = load_pool(db, devices)
+    if not path.is_file():
+        return data
+    old = load_table(path)
+    size = max(len(data.archs), len(old.archs))
+    archs = [""] * size
+    latency = np.full((size, len(devices)), np.nan)
+    for source in (old, data):  # the database last: it wins where both have a row
+        for p in source.complete():
+            if archs[p] and archs[p] != source.archs[p]:
+                raise SystemExit(f"position {p}: {archs[p]} in one source, {source.archs[p]}")
+            archs[p] = source.archs[p]
+            latency[p] = source.latency_ms[p]
+    return PoolData(tuple(archs), devices, latency)
+
+
+db = sys.argv[1] if len(sys.argv) > 1 else "sqlite:////work/campaign/maple/maple.db"
 out = Path(sys.argv[2] if len(sys.argv) > 2 else "data/maple")
-data = load_pool(db, VELA_POOL)
-rows = write_table(data, out / "nb201_vela_pool.csv")
-complete = data.complete()
-tests = sum(is_test(int(p)) for p in complete)
+for devices, name in (
+    (VELA_POOL, "nb201_vela_pool.csv"),
+    (VELA_HELD_OUT, "nb201_vela_held_out.csv"),
+):
+    data = merged(db, devices, out / name)
+    rows = write_table(data, out / name)
+    tests = sum(is_test(int(p)) for p in data.complete())
+    print(
+        f"{name}: {rows} architectures on all {len(devices)} devices "
+        f"({rows - tests} train, {tests} test)"
+    )
 with Store.open(db, migrate=False) as store, store.engine.connect() as connection:
     first, last, results = connection.execute(
         sa.text(
@@ -33,5 +64,4 @@ with Store.open(db, migrate=False) as store, store.engine.connect() as connectio
         ),
         {"family": FAMILY},
     ).one()
-print(f"{rows} architectures on all {len(VELA_POOL)} devices ({rows - tests} train, {tests} test)")
 print(f"{results} results stored, first {first}, last {last}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nnlat.predictor.maple import MapleRegressor, mixing_weights
+from nnlat.predictor.maple import MapleRegressor, OpCostTransfer, mixing_weights
 
 
 def test_mixing_gives_the_few_adaptation_samples_a_larger_weight() -> None:
@@ -24,3 +24,19 @@ def test_it_learns_latency_from_architecture_and_descriptor() -> None:
     assert np.median(error) < 0.1
     # a constant prediction would be far worse: the descriptor is used
     assert np.median(np.abs(np.median(latency[:500]) / latency[500:] - 1)) > 0.3
+
+
+def test_op_cost_transfer_carries_the_nearest_efficiency_profile() -> None:
+    rng = np.random.default_rng(0)
+    counts = rng.integers(0, 4, (60, 3)).astype(float)
+    costs = rng.uniform(1, 5, (4, 4))  # descriptor costs of 3 operators + fixed part
+    # two kinds of device: ones keep the descriptor's costs, others halve operator 0's
+    efficiency = np.array([[1, 1, 1, 1], [1, 1, 1, 1], [0.5, 1, 1, 1], [0.5, 1, 1, 1]])
+    latency = np.stack(
+        [counts @ (c * e)[:3] + (c * e)[3] for c, e in zip(costs, efficiency, strict=True)], 1
+    )
+    model = OpCostTransfer().fit(counts[:40], latency[:40, :3], costs[:3])
+    # device 3 (unseen): 3 shots pick device 2's profile, scaled by the shots
+    adapted = model.adapt(costs[3], np.ones(3), counts[40:43], latency[40:43, 3])
+    assert adapted[:, -1].argmax() == 2
+    np.testing.assert_allclose(model.predict(counts[43:], adapted), latency[43:, 3], rtol=0.02)

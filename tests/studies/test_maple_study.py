@@ -11,11 +11,12 @@ from nnlat.studies.maple import (
     encode,
     is_test,
     lut_latency_ms,
+    op_counts,
     render,
 )
 from nnlat.studies.results import Results
 from nnlat.zoo.nasbench201 import ALL_CONV3X3, arch_config
-from nnlat.zoo.nasbench201_tflite import primitives
+from nnlat.zoo.nasbench201_tflite import CONVERTED_OPS, primitives
 
 
 def test_the_split_is_900_and_200_and_interleaved() -> None:
@@ -36,13 +37,24 @@ def lut_descriptor() -> HardwareDescriptor:
     return HardwareDescriptor("d", names, ("latency_s",), tuple((1e-3,) for _ in names))
 
 
-def test_the_look_up_table_sums_each_edge_add_and_zero() -> None:
+def test_the_look_up_table_sums_the_operators_the_converter_keeps() -> None:
     config = arch_config(ALL_CONV3X3)
     # all conv3x3: per cell 6 convs + (1 + 2) adds = 9; 15 cells; + stem, head, 2 reductions
     assert lut_latency_ms(ALL_CONV3X3, lut_descriptor(), config) == 9 * 15 + 4
-    # skip costs nothing alone; a node of only `none` costs one zero-multiply
+    # nodes 1 and 2 reach the output through `none` only: dropped, nothing left per cell
     arch = "|skip_connect~0|+|none~0|none~1|+|skip_connect~0|none~1|none~2|"
-    assert lut_latency_ms(arch, lut_descriptor(), config) == 1 * 15 + 4
+    assert lut_latency_ms(arch, lut_descriptor(), config) == 4
+    # node 1 is a live zero multiply; nodes 2 and 3 add two terms each
+    arch = "|none~0|+|skip_connect~0|skip_connect~1|+|skip_connect~0|none~1|skip_connect~2|"
+    assert lut_latency_ms(arch, lut_descriptor(), config) == 3 * 15 + 4
+
+
+def test_op_counts_merge_pools_and_keep_relus_of_mixed_consumers() -> None:
+    # node 0 feeds two pools (one AVERAGE_POOL_2D) and a conv (a standalone RELU)
+    arch = "|avg_pool_3x3~0|+|nor_conv_1x1~0|none~1|+|avg_pool_3x3~0|skip_connect~1|skip_connect~2|"
+    counts = dict(zip(CONVERTED_OPS, op_counts(arch).tolist(), strict=True))
+    assert counts["avgpool3x3"] == 1 and counts["conv1x1"] == 1 and counts["relu"] == 1
+    assert counts["add"] == 2 and counts["zero"] == 0
 
 
 def test_render_makes_table_one_with_a_mean_row_and_the_ablation() -> None:

@@ -12,6 +12,7 @@ import typer
 from nnlat.cli import dataset_cmd, db_cmd, export_cmd, server_cmd, zoo_cmd
 from nnlat.cli.inspect_cmd import inspect_command
 from nnlat.cli.lazy import LazyCommand, LazyGroup
+from nnlat.cli.onboard_cmd import onboard_command
 from nnlat.cli.predict_cmd import predict_command, train_command
 from nnlat.cli.query_cmd import platforms_command, query_command
 
@@ -36,6 +37,7 @@ app.command("query")(query_command)
 app.command("platforms")(platforms_command)
 app.command("predict")(predict_command)
 app.command("train")(train_command)
+app.command("onboard")(onboard_command)
 app.command("export")(export_cmd.export_command)
 app.command("serve")(server_cmd.serve_command)
 app.command("worker")(server_cmd.worker_command)

@@ -25,21 +25,25 @@ def maple_command(
     methods: Annotated[
         str,
         typer.Option("--methods", "-m", help="Comma-separated, of nnlat.studies.maple.METHODS."),
-    ] = "maple,help,lut,lut-scaled,maple-none,maple-latency,maple-counters,maple-spec",
+    ] = "maple-ops,maple,help,lut,lut-scaled,maple-none,maple-latency,maple-counters,maple-spec",
     shots: Annotated[str, typer.Option("--shots", help="k values, comma-separated.")] = "3,10",
     seeds: Annotated[int, typer.Option("--seeds", min=1, help="Draws of the k shots.")] = 2,
     steps: Annotated[int, typer.Option("--steps", min=1, help="Regressor training steps.")] = 400,
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Report folder: README.md, results.jsonl, PNG.")
     ] = Path("reports/maple"),
+    table: Annotated[
+        Path | None,
+        typer.Option(help="Read the latencies from this CSV (data/maple's) instead of --db."),
+    ] = None,
     report_only: ReportOnlyOption = False,
     db: DbUrlOption = None,
 ) -> None:
     """Leave each pool NPU out, adapt from k latencies, compare MAPLE, HELP-style and LUT.
 
     Reads the campaign of scripts/maple_campaign.sh (NAS-Bench-201, int8, on the sixteen
-    Vela devices of nnlat.measure.pool) from --db. Example: `nnlat eval maple --db
-    sqlite:////work/campaign/maple.db --shots 3,10`.
+    Vela devices of nnlat.measure.pool) from --db, or its export from --table. Example:
+    `nnlat eval maple --table data/maple/nb201_vela_pool.csv --shots 3,10`.
     """
     import os
 
@@ -57,6 +61,7 @@ def maple_command(
         seeds=seeds,
         steps=steps,
         out=str(out / RESULTS),
+        table=None if table is None else str(table),
     )
     unknown = set(config.methods) - set(study.METHODS)
     if unknown:
@@ -66,8 +71,8 @@ def maple_command(
         if report_only:
             results = Results(config, read_jsonl(out / RESULTS, study.MapleResult))
         else:
-            if db is None:
-                raise typer.BadParameter("--db is needed (the campaign's database)")
+            if db is None and table is None:
+                raise typer.BadParameter("--db or --table is needed (the campaign's latencies)")
             study.characterise_pool(
                 VELA_POOL,
                 descriptors,

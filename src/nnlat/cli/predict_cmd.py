@@ -110,6 +110,8 @@ def predict_command(
             if server is not None:
                 with client_of(server, token) as client:
                     results = [client.predict(m, platform, batch_size, shapes) for m in models]
+            elif (onboarded := _onboarded(platform, predictor, target)) is not None:
+                results = _predict_onboarded(onboarded, models, batch_size)
             else:
                 from nnlat.predictor.api import predict_many
 
@@ -172,6 +174,40 @@ def _shown(value: float | None, unit: str) -> str:
     if unit == "J":
         return f"{value:.4f} J"
     return f"{value:.3f} {unit}"
+
+
+def _onboarded(platform: str | None, predictor: Path | None, target: str) -> Any:
+    """The saved ``nnlat onboard`` result for ``platform``, when no predictor was named."""
+    if platform is None or predictor is not None or target != "latency":
+        return None
+    from nnlat.predictor.onboard import load
+
+    return load(platform)
+
+
+def _predict_onboarded(onboarded: Any, models: list[Path], batch_size: int) -> list[Any]:
+    """Predictions of an onboarded platform (:mod:`nnlat.predictor.onboard`)."""
+    import nnlat
+    from nnlat.predictor.api import Prediction
+
+    if batch_size != 1:
+        raise typer.BadParameter(f"{onboarded.predictor} predicts batch 1 only")
+    results = []
+    for model in models:
+        graph = nnlat.load(model)
+        latency = onboarded.predict_ms(graph)
+        results.append(
+            Prediction(
+                latency_ms=latency,
+                platform=onboarded.platform,
+                graph_hash=nnlat.graph_key(graph).digest,
+                batch_size=1,
+                unseen_ops=(),
+                predictor=onboarded.predictor,
+                served_by=onboarded.platform,
+            )
+        )
+    return results
 
 
 def _count(models: list[Path]) -> str:

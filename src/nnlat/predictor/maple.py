@@ -158,3 +158,97 @@ def _DualStream(arch_dim: int, desc_dim: int, hidden: int, embedding: int):  # t
             return self.joint(torch.cat([self.arch(arch), desc], dim=1)).squeeze(1)
 
     return DualStream()
+
+
+@dataclass
+class OpCostTransfer:
+    """Latency as counted operators × per-operator cost, carried to a new device.
+
+    On one Vela NPU an architecture's latency is close to linear in how many of each
+    operator it has after conversion: ``latency ≈ counts · β_d + β_d0``. A pool device's
+    ``β_d`` is fitted by least squares on its training architectures. Its *efficiency*
+    ``β_d / c_d`` — where ``c_d`` is the device's descriptor cost of the same operators
+    (each primitive estimated alone, summed as the architecture would sum it) — says how
+    much of the alone-cost survives in a network (cascading, fused activations, memory
+    overlap). A new device ``t`` gets one candidate ``β = (β_d / c_d) · c_t`` per pool
+    device, each scaled by the median measured / predicted ratio of the k shots. The
+    candidates are averaged in log space with weights ``exp(-(e - e_min) / temperature)``,
+    ``e`` the candidate's mean absolute log error on the shots after scaling (with no
+    shots: the descriptor distance, ``distance_temperature``).
+
+    Attributes:
+        temperature: softness of the weighting by shot error (log units).
+        distance_temperature: softness of the weighting by descriptor distance (0 shots).
+
+    Example:
+        >>> rng = np.random.default_rng(0)
+        >>> counts = rng.integers(0, 4, (40, 3)).astype(float)
+        >>> costs = np.array([[1.0, 2.0, 3.0, 5.0], [2.0, 4.0, 6.0, 10.0]])
+        >>> latency = np.stack([counts @ c[:3] + c[3] for c in costs], axis=1)
+        >>> model = OpCostTransfer().fit(counts, latency, costs)
+        >>> beta = model.adapt(costs[0] * 3, np.array([1.0, 2.0]), counts[:3], latency[:3, 0] * 3)
+        >>> np.allclose(model.predict(counts[3:5], beta), latency[3:5, 0] * 3)
+        True
+    """
+
+    temperature: float = 0.01
+    distance_temperature: float = 1.0
+
+    def fit(self, counts: np.ndarray, latency: np.ndarray, costs: np.ndarray) -> OpCostTransfer:
+        """Fit each pool device's per-operator costs.
+
+        Args:
+            counts: ``(n, f)`` operator counts of the training architectures.
+            latency: ``(n, devices)`` their latencies on the pool devices.
+            costs: ``(devices, f + 1)`` descriptor costs of each operator, then of the
+                fixed part every architecture shares.
+
+        Returns:
+            self.
+        """
+        design = _with_constant(counts)
+        beta = np.linalg.lstsq(design, latency, rcond=None)[0].T  # (devices, f + 1)
+        self.efficiency_ = beta / costs
+        return self
+
+    def adapt(
+        self,
+        costs: np.ndarray,
+        distance: np.ndarray,
+        shot_counts: np.ndarray,
+        shot_latency: np.ndarray,
+    ) -> np.ndarray:
+        """One candidate ``β`` per pool device for the new device, and its weight.
+
+        Args:
+            costs: ``(f + 1,)`` the new device's descriptor costs.
+            distance: ``(devices,)`` descriptor distance from it to each pool device.
+            shot_counts: ``(k, f)`` operator counts of the shots (k may be 0).
+            shot_latency: ``(k,)`` their measured latencies on the new device.
+
+        Returns:
+            ``(devices, f + 2)``: each row a candidate's ``β`` (shot-scaled), then its
+            weight (the weights sum to 1); :meth:`predict` takes it as is.
+        """
+        candidates = self.efficiency_ * costs[None, :]
+        if len(shot_latency):
+            # A least-squares fit may go negative far from its data: floor it.
+            predicted = np.maximum(_with_constant(shot_counts) @ candidates.T, 1e-9)
+            log_ratio = np.log(shot_latency[:, None] / predicted)  # (k, devices)
+            scale = np.median(log_ratio, axis=0)
+            candidates = candidates * np.exp(scale)[:, None]
+            error = np.abs(log_ratio - scale).mean(axis=0)
+            weight = np.exp(-(error - error.min()) / self.temperature)
+        else:
+            weight = np.exp(-(distance - distance.min()) / self.distance_temperature)
+        return np.concatenate([candidates, (weight / weight.sum())[:, None]], axis=1)
+
+    def predict(self, counts: np.ndarray, adapted: np.ndarray) -> np.ndarray:
+        """Latencies ``(n,)`` of architectures with ``counts`` on the adapted device."""
+        candidates, weight = adapted[:, :-1], adapted[:, -1]
+        predicted = _with_constant(counts) @ candidates.T  # (n, devices)
+        return np.exp(np.log(np.maximum(predicted, 1e-9)) @ weight)
+
+
+def _with_constant(counts: np.ndarray) -> np.ndarray:
+    return np.concatenate([counts, np.ones((len(counts), 1))], axis=1)

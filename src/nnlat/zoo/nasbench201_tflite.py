@@ -206,6 +206,68 @@ def primitives(config: Config) -> dict[str, Primitive]:
     return found
 
 
+CONVERTED_OPS = ("conv1x1", "conv3x3", "avgpool3x3", "add", "zero", "relu", "zero_output")
+
+
+def converted_ops(arch: str) -> dict[str, int]:
+    """The operators one cell of ``arch`` becomes after TensorFlow's int8 conversion.
+
+    The converter does not keep the Keras graph as written (seen in the exported files):
+
+    - it drops every node that does not reach the cell's output (a node whose outgoing
+      edges are all ``none``), with its operations;
+    - it merges identical operations on one tensor: the 3×3 average pools of one node
+      (one AVERAGE_POOL_2D however many edges) and the ReLUs in front of its convolutions;
+    - it fuses a ReLU into the operator producing its input when every consumer of that
+      tensor is a convolution edge; a node that also feeds a skip connection or a pool
+      keeps a standalone RELU.
+
+    So the look-up-table sum of an architecture counts these, not the edges; the zero
+    multiply is counted once per cell (all of a cell's ``none``-only nodes multiply the
+    same input by zero). A node's producer outside the cell is not looked at (the ReLU
+    of node 0 is counted by this cell's edges only). ``zero_output`` is 1 when the cell's
+    output is computed from the zero multiply alone (every later cell then works on
+    zeros, which Vela's estimate sees through the quantisation; its cost is not a sum of
+    the parts, so it gets a count of its own).
+
+    Returns:
+        operator → count, keys :data:`CONVERTED_OPS`.
+
+    Example:
+        >>> sum(converted_ops("|none~0|+|none~0|none~1|+|skip_connect~0|none~1|none~2|").values())
+        0
+        >>> converted_ops(ALL_CONV3X3)["conv3x3"], converted_ops(ALL_CONV3X3)["relu"]
+        (6, 0)
+    """
+    nodes = parse_arch(arch)
+    live = {NUM_NODES - 1}
+    for target in range(NUM_NODES - 1, 0, -1):
+        if target in live:
+            live.update(source for op, source in nodes[target - 1] if op != "none")
+    counts = dict.fromkeys(CONVERTED_OPS, 0)
+    consumers: dict[int, set[str]] = {node: set() for node in range(NUM_NODES)}
+    zero = False
+    zeros: set[int] = set()  # nodes computed from the zero multiply only
+    for target in sorted(live - {0}):
+        terms = [(op, source) for op, source in nodes[target - 1] if op != "none"]
+        if all(source in zeros for _, source in terms):
+            zeros.add(target)
+        for op, source in terms:
+            if op in _CONV_NAMES:
+                counts[_CONV_NAMES[op]] += 1
+            consumers[source].add("conv" if op in _CONV_NAMES else op)
+        counts["add"] += max(len(terms) - 1, 0)
+        zero = zero or not terms
+    counts["avgpool3x3"] = sum("avg_pool_3x3" in kinds for kinds in consumers.values())
+    counts["zero"] = int(zero)
+    counts["relu"] = sum("conv" in kinds and len(kinds) > 1 for kinds in consumers.values())
+    counts["zero_output"] = int(NUM_NODES - 1 in zeros)
+    return counts
+
+
+_CONV_NAMES = {"nor_conv_1x1": "conv1x1", "nor_conv_3x3": "conv3x3"}
+
+
 def export(config: Config, converter: str | None = None) -> bytes:
     """The fully int8 ``.tflite`` of ``config``, by TensorFlow's converter.
 

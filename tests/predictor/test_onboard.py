@@ -1,0 +1,55 @@
+"""``nnlat onboard``: characterise a Vela NPU, measure K models, save; ``predict`` uses it."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from nnlat.cli.main import app
+from nnlat.errors import NnlatError
+from nnlat.predictor.onboard import KINDS, ONBOARD_DIR_ENV, load, onboard, roofline_ms
+from nnlat.zoo import get_family
+
+pytest.importorskip("ethosu.vela")
+
+NPU = "u55_256.ethos_u55_high_end_embedded.shared_sram-vela5.2-int8"
+runner = CliRunner()
+
+
+def kws_model(seed: int) -> bytes:
+    spec = get_family("cnn-kws")
+    return spec.model(spec.sample(random.Random(seed))).to_tflite(converter="direct")
+
+
+def test_onboarding_scales_the_roofline_to_the_shots(tmp_path: Path) -> None:
+    shots = [("kws:1", kws_model(1)), ("kws:2", kws_model(2))]
+    result = onboard(NPU, folder=tmp_path, models=shots, estimate_ms=lambda t: 1.0)
+    assert set(result.rates) == set(KINDS) and result.shots == 2
+    # every shot measured 1 ms: the scale is the median of 1 / roofline
+    ratios = sorted(1.0 / roofline_ms(t, result.rates) for _, t in shots)
+    assert result.scale == pytest.approx(sum(ratios) / 2)
+    assert load(NPU, tmp_path) == result
+    assert load("another-platform", tmp_path) is None
+
+
+def test_only_vela_platforms_can_be_onboarded(tmp_path: Path) -> None:
+    with pytest.raises(NnlatError, match="Vela"):
+        onboard("xeon-ort1.32-fp32-t1", folder=tmp_path)
+
+
+def test_onboard_then_predict_any_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ONBOARD_DIR_ENV, str(tmp_path))
+    done = runner.invoke(app, ["onboard", "-p", NPU, "--shots", "1", "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["shot_models"] == ["cnn-kws:900001"]
+    model = tmp_path / "other.tflite"
+    model.write_bytes(kws_model(3))
+    predicted = runner.invoke(app, ["predict", str(model), "-p", NPU, "--json"])
+    assert predicted.exit_code == 0, predicted.output
+    answer = json.loads(predicted.output)
+    assert answer["predictor"].startswith("1-shot onboarding")
+    assert answer["predictions"][0]["latency_ms"] > 0
