@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from nnlat.datasets.training import default_cache_dir, load_records
+from nnlat.datasets.training import REALWORLD_PREFIX, default_cache_dir, load_records
 from nnlat.features.records import REAL_WORLD
 from nnlat.predictor.metrics import acc_within, mape
 from nnlat.predictor.predictor import Predictor
@@ -100,6 +100,12 @@ def main() -> None:
             cache_dir=default_cache_dir(),
             cached_only=args.cached_only,
         )
+        if args.cached_only:  # the real-world models are stored whole: always loaded
+            every = [r for r in every if r.source != REAL_WORLD]
+            shipped = sorted(
+                {m.family for m in store.list_models() if m.family.startswith(REALWORLD_PREFIX)}
+            )
+            every += load_records(store, [args.platform], shipped, cache_dir=default_cache_dir())
     records = [r for r in every if r.platform == args.platform]
     if args.train:
         train_shipped(every, args.train, args.epochs)
