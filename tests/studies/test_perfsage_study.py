@@ -41,12 +41,17 @@ def test_study_runs_every_part_and_renders(tmp_path: Path) -> None:
     assert ("gcn", "specialised", "cnn-cifar10") in runs
     assert ("perfsage-wo-cfe", "generalised", "all") in runs
     assert ("perfsage-alpha0", "generalised", "all") in runs
+    assert ("nn-meter", "generalised", "all") in runs
+    kernel = [r for r in results.rows if r.method == "nn-meter"]
+    assert {r.target for r in kernel} == {"latency"}  # no memory cell: a sum is no peak
+    assert all(r.unseen_kernels is not None and r.non_square == 0 for r in kernel)
     # one test set per space, shared by every run and both targets
     tests = {(r.space, r.test_size) for r in results.rows}
     assert len(tests) == 2
     assert {r.target for r in results.rows} == {"latency", "memory"}
     report = study.render(results)
     assert "## Table 6" in report and "## Table 4" in report and "Figure 4" in report
+    assert "## Table 7" in report and "unseen kernel pattern" in report
     assert "vit-cifar100" not in report.split("## Table 6")[1]
     written = study.plot(results, tmp_path)
     assert {p.name for p in written} == {study.FIGURE3, study.FIGURE4}

@@ -38,7 +38,7 @@ def perfsage_command(
     ] = "latency,memory,energy",
     parts: Annotated[
         str, typer.Option("--parts", help="Tables/figures to run, comma-separated.")
-    ] = "table6,table4,table5,figure3,figure4",
+    ] = "table6,table4,table5,figure3,figure4,table7",
     alphas: Annotated[
         str, typer.Option("--alphas", help="The α values of Figure 4, comma-separated.")
     ] = "0,0.1,1,3,10,30,100",
@@ -57,6 +57,10 @@ def perfsage_command(
     epochs: EpochsOption = 150,
     seed: SeedOption = 0,
     hidden: HiddenOption = None,
+    head_width: Annotated[
+        int | None,
+        typer.Option("--head-width", min=1, help="Width of PerfSAGE's heads (default: 1024)."),
+    ] = None,
     train_batch: TrainBatchOption = 32,
     out: OutOption = Path("reports/perfsage"),
     report_only: ReportOnlyOption = False,
@@ -72,7 +76,10 @@ def perfsage_command(
             spaces=tuple(comma_list(spaces)),
             targets=tuple(comma_list(targets)),
             settings=TrainSettings(epochs=epochs, seed=seed, batch_size=train_batch),
-            config=hidden_config(hidden) or {},
+            config={
+                **(hidden_config(hidden) or {}),
+                **({"head_width": head_width} if head_width else {}),
+            },
             per_space=per_space,
             parts=tuple(comma_list(parts)),
             alphas=tuple(float(a) for a in comma_list(alphas)),

@@ -40,6 +40,8 @@ from nnlat.predictor.metrics import mape
 from nnlat.predictor.training import TrainSettings
 from nnlat.studies.markdown import header
 from nnlat.studies.methods import METHODS, PERFSAGE_ALPHAS, MethodContext
+from nnlat.studies.perfsage_kernels import METHOD as KERNEL
+from nnlat.studies.perfsage_kernels import kernel_rows
 from nnlat.studies.results import Results, read_jsonl, record_result
 
 SPACES = ("cnn-cifar10", "cnn-imagenet", "cnn-kws", "vit-cifar100")
@@ -81,7 +83,7 @@ class PerfsageConfig:
             a uniform sample); None: all.
         figure3_space: the space of Figure 3 (default: the one with the widest latency range).
         parts: which tables/figures to run (``table6``, ``table4``, ``table5``,
-            ``figure3``, ``figure4``).
+            ``figure3``, ``figure4``, ``table7``).
         alphas: the α values of Figure 4.
         results_path: JSON lines to resume from and append to.
         fit_missing: False only reads ``results_path``.
@@ -96,7 +98,7 @@ class PerfsageConfig:
     test_fraction: float = 0.2
     per_space: int | None = None
     figure3_space: str | None = None
-    parts: tuple[str, ...] = ("table6", "table4", "table5", "figure3", "figure4")
+    parts: tuple[str, ...] = ("table6", "table4", "table5", "figure3", "figure4", "table7")
     alphas: tuple[float, ...] = PERFSAGE_ALPHAS
     results_path: Path | None = None
     fit_missing: bool = True
@@ -120,6 +122,9 @@ class PerfsageResult:
         best_epoch: the epoch kept.
         fit_seconds: training time of the run.
         measured, predicted: the test values (for Figure 3), in the target's unit.
+        unseen_kernels: test graphs with a kernel pattern the kernel predictor never saw
+            (Table 7's nn-Meter rows only; None elsewhere).
+        non_square: test graphs with a non-square window (Table 7's rows only).
     """
 
     method: str
@@ -137,6 +142,8 @@ class PerfsageResult:
     fit_seconds: float
     measured: list[float]
     predicted: list[float]
+    unseen_kernels: int | None = None
+    non_square: int | None = None
 
 
 def split_space(
@@ -322,6 +329,10 @@ def run(
         graphs = len({r.graph_hash for r in train})
         for row in _score(job, model, tests, config.targets, seed, graphs, seconds):
             record_result(results, row, path, on_result)
+    if config.fit_missing and "table7" in config.parts:
+        fitted = {(r.mode, r.trained_on, r.platform) for r in results if r.method == KERNEL}
+        for fields in kernel_rows(pools, tests, seed, fitted):
+            record_result(results, PerfsageResult(**fields), path, on_result)  # type: ignore[arg-type]
     return Results(config, results, len(chosen))
 
 
@@ -467,7 +478,64 @@ def render(study: Results[PerfsageConfig, PerfsageResult]) -> str:
             *_figure3_text(rows, column),
             *_figure4_text(rows, spaces, column, config.alphas),
         ]
+    lines += _table7_text(rows, spaces)
     return "\n".join(lines) + "\n"
+
+
+def _table7_text(rows: Sequence[PerfsageResult], spaces: Sequence[str]) -> list[str]:
+    """Table 7: the kernel predictor against PerfSAGE on latency, per platform, and counts
+    of the test graphs it cannot handle as nn-Meter would."""
+    kernel = [r for r in rows if r.method == KERNEL]
+    if not kernel:
+        return []
+    lines = [
+        "## Table 7: nn-Meter-style kernel predictor vs PerfSAGE, latency",
+        "",
+        "The kernel predictor has no memory cell: a sum of kernel latencies is not a peak"
+        " memory or an SRAM size (see `studies/perfsage_kernels.py`).",
+        "",
+    ]
+    for platform in sorted({r.platform for r in kernel}, key=lambda p: ("vela" in p, p)):
+        column = ("latency", platform)
+        lines += [
+            f"### latency {_short(platform)}",
+            "",
+            *_ablation(
+                rows,
+                spaces,
+                column,
+                [
+                    ("nn-Meter-style (specialised)", KERNEL, SPECIALISED),
+                    ("nn-Meter-style (generalised)", KERNEL, GENERALISED),
+                    ("PerfSAGE (specialised)", "perfsage", SPECIALISED),
+                    ("PerfSAGE (generalised)", "perfsage", GENERALISED),
+                ],
+            ),
+            "",
+        ]
+    lines += [
+        "Test graphs the kernel predictor handles only through its catch-all forest (a fused"
+        " kernel pattern without a forest of its own: nn-Meter proper has no predictor for"
+        " it), and test graphs with a non-square window (nn-Meter describes a kernel by one"
+        " size), per space:",
+        "",
+        "| space | test graphs | unseen kernel pattern (specialised) |"
+        " unseen kernel pattern (generalised) | non-square window |",
+        "|---|---|---|---|---|",
+    ]
+
+    def most(chosen: list[PerfsageResult]) -> str:
+        return str(max(r.unseen_kernels or 0 for r in chosen)) if chosen else "–"
+
+    for space in spaces:
+        here = [r for r in kernel if r.space == space]
+        if not here:
+            continue
+        spec = most([r for r in here if r.mode == SPECIALISED])
+        gen = most([r for r in here if r.mode == GENERALISED])
+        graphs = max(r.test_size for r in here)
+        lines.append(f"| {space} | {graphs} | {spec} | {gen} | {here[0].non_square} |")
+    return [*lines, ""]
 
 
 FIGURE3 = "figure3.png"
