@@ -63,6 +63,12 @@ def perfsage_command(
     ] = None,
     train_batch: TrainBatchOption = 32,
     out: OutOption = Path("reports/perfsage"),
+    save_generalised: Annotated[
+        Path | None,
+        typer.Option(
+            "--save-generalised", help="Save the generalised PerfSAGE predictor to this folder."
+        ),
+    ] = None,
     report_only: ReportOnlyOption = False,
     db: DbUrlOption = None,
 ) -> None:
@@ -86,6 +92,7 @@ def perfsage_command(
             results_path=out / RESULTS,
             fit_missing=not report_only,
             command=command_line(ctx),
+            save_generalised=save_generalised,
         )
         with progress_bar() as progress:
             records = []

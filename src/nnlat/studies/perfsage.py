@@ -89,6 +89,8 @@ class PerfsageConfig:
         fit_missing: False only reads ``results_path``.
         command: the command that ran the study, for the report.
         plot_dir: where the report's figures are written (their names are fixed).
+        save_generalised: where to save the generalised ``perfsage`` predictor when it
+            trains (for predictions beyond the four spaces); None: not saved.
     """
 
     spaces: tuple[str, ...] = SPACES
@@ -104,6 +106,7 @@ class PerfsageConfig:
     fit_missing: bool = True
     command: str = ""
     plot_dir: Path | None = None
+    save_generalised: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -326,6 +329,11 @@ def run(
         start = time.perf_counter()
         model = METHODS.get(job.method).build(context).fit(train)
         seconds = time.perf_counter() - start
+        if config.save_generalised is not None and (job.method, job.mode) == (
+            "perfsage",
+            GENERALISED,
+        ):
+            model.predictor_.save(config.save_generalised)  # type: ignore[attr-defined]
         graphs = len({r.graph_hash for r in train})
         for row in _score(job, model, tests, config.targets, seed, graphs, seconds):
             record_result(results, row, path, on_result)
