@@ -52,7 +52,7 @@ ARCHITECTURES = [
     _app("MobileNetV2", 96, alpha=0.35),
     _app("MobileNetV2", 128, alpha=1.0),
     _app("MobileNetV3Small", 96, alpha=0.75, include_preprocessing=False),
-    _app("EfficientNetB0", 96, include_preprocessing=False),
+    _app("EfficientNetB0", 96),
     _app("ResNet50", 64),
     _app("DenseNet121", 64),
     _app("NASNetMobile", 96),

@@ -33,8 +33,10 @@ def test_study_runs_every_part_and_renders(tmp_path: Path) -> None:
         alphas=(0.0, 10.0),
         results_path=tmp_path / "results.jsonl",
         command="nnlat eval perfsage",
+        save_generalised=tmp_path / "generalised",
     )
     results = study.run(config, spaces())
+    assert (tmp_path / "generalised" / "predictor.json").exists()
     runs = {(r.method, r.mode, r.trained_on) for r in results.rows}
     assert ("perfsage", "specialised", "cnn-kws") in runs
     assert ("perfsage", "generalised", "all") in runs
