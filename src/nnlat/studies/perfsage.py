@@ -345,7 +345,7 @@ def run(
     context = MethodContext(
         settings=config.settings, config=config.config, targets=tuple(config.targets)
     )
-    # Table 7's kernel forests first: seconds, where the networks take hours.
+    # Table 7's kernel forests first: minutes, where the networks take hours.
     if config.fit_missing and "table7" in config.parts:
         fitted = {(r.mode, r.trained_on, r.platform) for r in results if r.method == KERNEL}
         for fields in kernel_rows(pools, tests, seed, fitted):
