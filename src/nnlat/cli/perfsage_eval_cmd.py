@@ -42,6 +42,13 @@ def perfsage_command(
     alphas: Annotated[
         str, typer.Option("--alphas", help="The α values of Figure 4, comma-separated.")
     ] = "0,0.1,1,3,10,30,100",
+    methods: Annotated[
+        str,
+        typer.Option(
+            "--methods",
+            help="Train only these methods' runs, comma-separated (default: all of --parts).",
+        ),
+    ] = "",
     per_space: Annotated[
         int | None,
         typer.Option("--per-space", min=10, help="Use at most this many graphs per space."),
@@ -93,6 +100,7 @@ def perfsage_command(
             fit_missing=not report_only,
             command=command_line(ctx),
             save_generalised=save_generalised,
+            methods=tuple(comma_list(methods)),
         )
         with progress_bar() as progress:
             records = []

@@ -92,6 +92,9 @@ class PerfsageConfig:
         plot_dir: where the report's figures are written (their names are fixed).
         save_generalised: where to save the generalised ``perfsage`` predictor when it
             trains (for predictions beyond the four spaces); None: not saved.
+        methods: train only the runs of these methods (the others' rows are still read
+            from ``results_path``), so that runs can be shared between processes; empty:
+            all.
     """
 
     spaces: tuple[str, ...] = SPACES
@@ -108,6 +111,7 @@ class PerfsageConfig:
     command: str = ""
     plot_dir: Path | None = None
     save_generalised: Path | None = None
+    methods: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -339,6 +343,7 @@ def run(
         )
     figure3 = config.figure3_space or (widest_space(chosen) if chosen else "")
     runs = plan(config, spaces, figure3) if config.fit_missing else []
+    runs = [r for r in runs if not config.methods or r.method in config.methods]
     for job in runs:
         METHODS.get(job.method)  # an unknown method (or α) fails before any training
     done = {(r.method, r.mode, r.trained_on, r.seed) for r in results}
