@@ -38,14 +38,17 @@ def snapshot(source: Path, target: Path) -> None:
     partial.replace(target)
 
 
-def cache_round(db: Path, families: list[str], chunk: int, cache_dir: Path) -> int:
-    """Cache up to ``chunk`` uncached models of each family; return how many were cached."""
+def cache_round(
+    db: Path, families: list[str], chunk: int, cache_dir: Path, platform: str | None = None
+) -> int:
+    """Cache up to ``chunk`` uncached models of each family (measured on ``platform``, if
+    given); return how many were cached."""
     done = 0
     with Store.open(f"sqlite:///{db}") as store:
         for family in families:
             todo = [
                 m
-                for m in store.list_measurements(family=family)
+                for m in store.list_measurements(platform, family=family)
                 if not cache_path(cache_dir, m.graph_hash, dict(m.input_shapes)).exists()
             ][:chunk]
             for measurement in todo:
@@ -73,6 +76,9 @@ def main() -> None:
     parser.add_argument("--db", type=Path, required=True, help="SQLite file to read.")
     parser.add_argument("--follow", type=Path, help="Snapshot this SQLite file to --db first.")
     parser.add_argument("-f", "--families", required=True, help="Comma-separated families.")
+    parser.add_argument(
+        "--platform", help="Only models measured on this platform (e.g. those with every target)."
+    )
     parser.add_argument("--chunk", type=int, default=50, help="Models per family per round.")
     parser.add_argument("--idle-rounds", type=int, default=6, help="Stop after this many empty.")
     args = parser.parse_args()
@@ -82,7 +88,7 @@ def main() -> None:
     while idle < args.idle_rounds:
         if args.follow is not None:
             snapshot(args.follow, args.db)
-        cached = cache_round(args.db, families, args.chunk, cache_dir)
+        cached = cache_round(args.db, families, args.chunk, cache_dir, args.platform)
         idle = 0 if cached else idle + 1
         if not cached:
             time.sleep(60 if args.follow is not None else 0)

@@ -33,14 +33,17 @@ def test_study_runs_every_part_and_renders(tmp_path: Path) -> None:
         alphas=(0.0, 10.0),
         results_path=tmp_path / "results.jsonl",
         command="nnlat eval perfsage",
+        save_generalised=tmp_path / "generalised",
     )
     results = study.run(config, spaces())
+    assert (tmp_path / "generalised" / "predictor.json").exists()
     runs = {(r.method, r.mode, r.trained_on) for r in results.rows}
     assert ("perfsage", "specialised", "cnn-kws") in runs
     assert ("perfsage", "generalised", "all") in runs
     assert ("gcn", "specialised", "cnn-cifar10") in runs
     assert ("perfsage-wo-cfe", "generalised", "all") in runs
     assert ("perfsage-alpha0", "generalised", "all") in runs
+    assert not any(r.method == "nn-meter" for r in results.rows)  # Table 7: CPU only
     # one test set per space, shared by every run and both targets
     tests = {(r.space, r.test_size) for r in results.rows}
     assert len(tests) == 2
@@ -55,6 +58,28 @@ def test_study_runs_every_part_and_renders(tmp_path: Path) -> None:
     assert len(again.rows) == len(results.rows)
     rebuilt = study.run(dataclasses.replace(config, fit_missing=False), [])
     assert study.render(rebuilt).count("%") == report.count("%")
+
+
+def test_table7_fits_the_kernel_predictor_on_cpu_latency(tmp_path: Path) -> None:
+    cpu = [dataclasses.replace(r, platform="xeon-litert2.3-int8-t1") for r in spaces()]
+    config = study.PerfsageConfig(
+        spaces=("cnn-kws", "cnn-cifar10"),
+        targets=("latency", "memory"),
+        parts=("table7",),
+        test_fraction=0.34,
+        results_path=tmp_path / "results.jsonl",
+    )
+    results = study.run(config, cpu)
+    runs = {(r.method, r.mode, r.trained_on) for r in results.rows}
+    assert runs == {
+        ("nn-meter", "specialised", "cnn-kws"),
+        ("nn-meter", "specialised", "cnn-cifar10"),
+        ("nn-meter", "generalised", "all"),
+    }
+    assert {r.target for r in results.rows} == {"latency"}  # no memory cell: a sum is no peak
+    assert all(r.unseen_kernels is not None and r.non_square == 0 for r in results.rows)
+    report = study.render(results)
+    assert "## Table 7" in report and "unseen kernel pattern" in report
 
 
 def test_split_is_by_graph_and_the_same_for_every_method() -> None:

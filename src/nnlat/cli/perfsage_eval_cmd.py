@@ -38,10 +38,17 @@ def perfsage_command(
     ] = "latency,memory,energy",
     parts: Annotated[
         str, typer.Option("--parts", help="Tables/figures to run, comma-separated.")
-    ] = "table6,table4,table5,figure3,figure4",
+    ] = "table6,table4,table5,figure3,figure4,table7",
     alphas: Annotated[
         str, typer.Option("--alphas", help="The α values of Figure 4, comma-separated.")
     ] = "0,0.1,1,3,10,30,100",
+    methods: Annotated[
+        str,
+        typer.Option(
+            "--methods",
+            help="Train only these methods' runs, comma-separated (default: all of --parts).",
+        ),
+    ] = "",
     per_space: Annotated[
         int | None,
         typer.Option("--per-space", min=10, help="Use at most this many graphs per space."),
@@ -57,8 +64,18 @@ def perfsage_command(
     epochs: EpochsOption = 150,
     seed: SeedOption = 0,
     hidden: HiddenOption = None,
+    head_width: Annotated[
+        int | None,
+        typer.Option("--head-width", min=1, help="Width of PerfSAGE's heads (default: 1024)."),
+    ] = None,
     train_batch: TrainBatchOption = 32,
     out: OutOption = Path("reports/perfsage"),
+    save_generalised: Annotated[
+        Path | None,
+        typer.Option(
+            "--save-generalised", help="Save the generalised PerfSAGE predictor to this folder."
+        ),
+    ] = None,
     report_only: ReportOnlyOption = False,
     db: DbUrlOption = None,
 ) -> None:
@@ -72,13 +89,18 @@ def perfsage_command(
             spaces=tuple(comma_list(spaces)),
             targets=tuple(comma_list(targets)),
             settings=TrainSettings(epochs=epochs, seed=seed, batch_size=train_batch),
-            config=hidden_config(hidden) or {},
+            config={
+                **(hidden_config(hidden) or {}),
+                **({"head_width": head_width} if head_width else {}),
+            },
             per_space=per_space,
             parts=tuple(comma_list(parts)),
             alphas=tuple(float(a) for a in comma_list(alphas)),
             results_path=out / RESULTS,
             fit_missing=not report_only,
             command=command_line(ctx),
+            save_generalised=save_generalised,
+            methods=tuple(comma_list(methods)),
         )
         with progress_bar() as progress:
             records = []

@@ -217,6 +217,9 @@ def _paper_gcn(config: Mapping[str, object], settings: TrainSettings = PAPER_SET
 # up-sampled to 10 % of the training graphs each. The paper gives neither batch size
 # nor learning rate nor epochs (it trains for 8 h on an A100): nnlat's defaults.
 PERFSAGE_SETTINGS = TrainSettings(loss="mape-rmse", alpha_mse=10.0, upsample_share=0.1)
+# PerfSAGE's network in the studies: LayerNorm after each GraphSAGE layer, without which
+# a generalised run goes to NaN on the ViT graphs (see PerfSageConfig.norm).
+PERFSAGE_CONFIG: dict[str, object] = {"norm": True}
 # What a study's settings may change of PerfSAGE's training.
 _PERFSAGE_STUDY_FIELDS = ("seed", "valid_fraction", "epochs", "patience", "batch_size", "device")
 # The α values of the hybrid-loss sweep (PerfSAGE Figure 4); 0 is the MAPE loss alone.
@@ -234,7 +237,7 @@ def _perfsage(config: Mapping[str, object], **training: object) -> Method:
             k: getattr(study, k) for k in _PERFSAGE_STUDY_FIELDS if k in study.model_fields_set
         }
         settings = PERFSAGE_SETTINGS.model_copy(update={**update, **training})
-        merged = {**context.config, **config}
+        merged = {**PERFSAGE_CONFIG, **context.config, **config}
         return GraphEstimator("perfsage", merged, settings, context.random_state, context.targets)
 
     return Method(build, trains_epochs=True)

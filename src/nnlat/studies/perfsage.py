@@ -25,6 +25,7 @@ study resumes and ``--report-only`` rebuilds the report.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 import time
@@ -40,6 +41,8 @@ from nnlat.predictor.metrics import mape
 from nnlat.predictor.training import TrainSettings
 from nnlat.studies.markdown import header
 from nnlat.studies.methods import METHODS, PERFSAGE_ALPHAS, MethodContext
+from nnlat.studies.perfsage_kernels import METHOD as KERNEL
+from nnlat.studies.perfsage_kernels import kernel_rows
 from nnlat.studies.results import Results, read_jsonl, record_result
 
 SPACES = ("cnn-cifar10", "cnn-imagenet", "cnn-kws", "vit-cifar100")
@@ -81,12 +84,17 @@ class PerfsageConfig:
             a uniform sample); None: all.
         figure3_space: the space of Figure 3 (default: the one with the widest latency range).
         parts: which tables/figures to run (``table6``, ``table4``, ``table5``,
-            ``figure3``, ``figure4``).
+            ``figure3``, ``figure4``, ``table7``).
         alphas: the α values of Figure 4.
         results_path: JSON lines to resume from and append to.
         fit_missing: False only reads ``results_path``.
         command: the command that ran the study, for the report.
         plot_dir: where the report's figures are written (their names are fixed).
+        save_generalised: where to save the generalised ``perfsage`` predictor when it
+            trains (for predictions beyond the four spaces); None: not saved.
+        methods: train only the runs of these methods (the others' rows are still read
+            from ``results_path``), so that runs can be shared between processes; empty:
+            all.
     """
 
     spaces: tuple[str, ...] = SPACES
@@ -96,12 +104,14 @@ class PerfsageConfig:
     test_fraction: float = 0.2
     per_space: int | None = None
     figure3_space: str | None = None
-    parts: tuple[str, ...] = ("table6", "table4", "table5", "figure3", "figure4")
+    parts: tuple[str, ...] = ("table6", "table4", "table5", "figure3", "figure4", "table7")
     alphas: tuple[float, ...] = PERFSAGE_ALPHAS
     results_path: Path | None = None
     fit_missing: bool = True
     command: str = ""
     plot_dir: Path | None = None
+    save_generalised: Path | None = None
+    methods: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -120,6 +130,9 @@ class PerfsageResult:
         best_epoch: the epoch kept.
         fit_seconds: training time of the run.
         measured, predicted: the test values (for Figure 3), in the target's unit.
+        unseen_kernels: test graphs with a kernel pattern the kernel predictor never saw
+            (Table 7's nn-Meter rows only; None elsewhere).
+        non_square: test graphs with a non-square window (Table 7's rows only).
     """
 
     method: str
@@ -137,6 +150,8 @@ class PerfsageResult:
     fit_seconds: float
     measured: list[float]
     predicted: list[float]
+    unseen_kernels: int | None = None
+    non_square: int | None = None
 
 
 def split_space(
@@ -155,6 +170,28 @@ def split_space(
     held = {graphs[i] for i in order[: max(1, round(len(graphs) * fraction))]}
     return [r for r in records if r.graph_hash not in held], [
         r for r in records if r.graph_hash in held
+    ]
+
+
+def measured_memory(records: Sequence[LatencyRecord]) -> list[LatencyRecord]:
+    """``records`` with a memory of zero or less taken as not measured.
+
+    A CPU's peak memory is the growth of the resident set during the run; when the run
+    reuses pages it already holds the growth is 0 (LiteRT: 71 % of the ``cnn-kws``
+    models), which has no relative error and no logarithm to learn.
+
+    Example:
+        >>> import dataclasses
+        >>> from nnlat.testing.records import toy_records
+        >>> r = dataclasses.replace(toy_records()[0], memory_bytes=0.0)
+        >>> measured_memory([r])[0].target("memory") is None
+        True
+    """
+    return [
+        dataclasses.replace(r, memory_bytes=None)
+        if r.memory_bytes is not None and r.memory_bytes <= 0
+        else r
+        for r in records
     ]
 
 
@@ -293,7 +330,9 @@ def run(
     path = config.results_path
     results = read_results(path) if path is not None else []
     seed = config.settings.seed
-    chosen = cap_per_space([r for r in records if r.family in config.spaces], config.per_space)
+    chosen = cap_per_space(
+        measured_memory([r for r in records if r.family in config.spaces]), config.per_space
+    )
     spaces = [s for s in config.spaces if any(r.family == s for r in chosen)]
     if config.fit_missing and not spaces:
         raise NnlatError(f"no records of {', '.join(config.spaces)}: measure some first")
@@ -304,12 +343,18 @@ def run(
         )
     figure3 = config.figure3_space or (widest_space(chosen) if chosen else "")
     runs = plan(config, spaces, figure3) if config.fit_missing else []
+    runs = [r for r in runs if not config.methods or r.method in config.methods]
     for job in runs:
         METHODS.get(job.method)  # an unknown method (or α) fails before any training
     done = {(r.method, r.mode, r.trained_on, r.seed) for r in results}
     context = MethodContext(
         settings=config.settings, config=config.config, targets=tuple(config.targets)
     )
+    # Table 7's kernel forests first: minutes, where the networks take hours.
+    if config.fit_missing and "table7" in config.parts:
+        fitted = {(r.mode, r.trained_on, r.platform) for r in results if r.method == KERNEL}
+        for fields in kernel_rows(pools, tests, seed, fitted):
+            record_result(results, PerfsageResult(**fields), path, on_result)  # type: ignore[arg-type]
     for index, job in enumerate(runs):
         if (job.method, job.mode, job.space, seed) in done:
             continue
@@ -319,6 +364,11 @@ def run(
         start = time.perf_counter()
         model = METHODS.get(job.method).build(context).fit(train)
         seconds = time.perf_counter() - start
+        if config.save_generalised is not None and (job.method, job.mode) == (
+            "perfsage",
+            GENERALISED,
+        ):
+            model.predictor_.save(config.save_generalised)  # type: ignore[attr-defined]
         graphs = len({r.graph_hash for r in train})
         for row in _score(job, model, tests, config.targets, seed, graphs, seconds):
             record_result(results, row, path, on_result)
@@ -467,7 +517,64 @@ def render(study: Results[PerfsageConfig, PerfsageResult]) -> str:
             *_figure3_text(rows, column),
             *_figure4_text(rows, spaces, column, config.alphas),
         ]
+    lines += _table7_text(rows, spaces)
     return "\n".join(lines) + "\n"
+
+
+def _table7_text(rows: Sequence[PerfsageResult], spaces: Sequence[str]) -> list[str]:
+    """Table 7: the kernel predictor against PerfSAGE on latency, per platform, and counts
+    of the test graphs it cannot handle as nn-Meter would."""
+    kernel = [r for r in rows if r.method == KERNEL]
+    if not kernel:
+        return []
+    lines = [
+        "## Table 7: nn-Meter-style kernel predictor vs PerfSAGE, latency",
+        "",
+        "The kernel predictor has no memory cell: a sum of kernel latencies is not a peak"
+        " memory or an SRAM size (see `studies/perfsage_kernels.py`).",
+        "",
+    ]
+    for platform in sorted({r.platform for r in kernel}, key=lambda p: ("vela" in p, p)):
+        column = ("latency", platform)
+        lines += [
+            f"### latency {_short(platform)}",
+            "",
+            *_ablation(
+                rows,
+                spaces,
+                column,
+                [
+                    ("nn-Meter-style (specialised)", KERNEL, SPECIALISED),
+                    ("nn-Meter-style (generalised)", KERNEL, GENERALISED),
+                    ("PerfSAGE (specialised)", "perfsage", SPECIALISED),
+                    ("PerfSAGE (generalised)", "perfsage", GENERALISED),
+                ],
+            ),
+            "",
+        ]
+    lines += [
+        "Test graphs the kernel predictor handles only through its catch-all forest (a fused"
+        " kernel pattern without a forest of its own: nn-Meter proper has no predictor for"
+        " it), and test graphs with a non-square window (nn-Meter describes a kernel by one"
+        " size), per space:",
+        "",
+        "| space | test graphs | unseen kernel pattern (specialised) |"
+        " unseen kernel pattern (generalised) | non-square window |",
+        "|---|---|---|---|---|",
+    ]
+
+    def most(chosen: list[PerfsageResult]) -> str:
+        return str(max(r.unseen_kernels or 0 for r in chosen)) if chosen else "–"
+
+    for space in spaces:
+        here = [r for r in kernel if r.space == space]
+        if not here:
+            continue
+        spec = most([r for r in here if r.mode == SPECIALISED])
+        gen = most([r for r in here if r.mode == GENERALISED])
+        graphs = max(r.test_size for r in here)
+        lines.append(f"| {space} | {graphs} | {spec} | {gen} | {here[0].non_square} |")
+    return [*lines, ""]
 
 
 FIGURE3 = "figure3.png"
