@@ -173,6 +173,10 @@ def profile_command(
     runs: Annotated[
         int, typer.Option("--runs", min=1, help="Profiled runs per model (after a warm-up).")
     ] = 3,
+    features: Annotated[
+        bool,
+        typer.Option(help="Fill the training feature cache with the graphs rebuilt."),
+    ] = True,
     db: DbUrlOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
@@ -183,6 +187,7 @@ def profile_command(
     Rerun the same command to resume: done results are skipped.
     """
     from nnlat.datasets.node_profiles import profile_stored
+    from nnlat.datasets.training import default_cache_dir
     from nnlat.store import Store
 
     with user_errors(), Store.open(db) as store, progress_bar(as_json) as progress:
@@ -193,7 +198,7 @@ def profile_command(
 
         report = profile_stored(
             store, platform, comma_list(families) or None, limit=limit, runs=runs,
-            on_profiled=advance,
+            cache_dir=default_cache_dir() if features else None, on_profiled=advance,
         )  # fmt: skip
     if as_json:
         print_json(asdict(report))

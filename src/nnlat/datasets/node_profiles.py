@@ -9,7 +9,9 @@ timed platform's (the profile records its own): per-node *shares* of the profile
 are what the predictor learns from, and they move less between versions than raw times.
 
 It is resumable: a measurement that has a profile, or a note saying why profiling
-failed, is skipped; each result is written in its own transaction.
+failed, is skipped; each result is written in its own transaction. The graph rebuilt
+for the profile also fills the raw-feature cache (``cache_dir``), so that training on
+the profiled records does not export every model again.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-from nnlat.datasets.training import graph_of
+from nnlat.datasets.training import cache_path, cache_raw, graph_of
 from nnlat.errors import NnlatError
 from nnlat.measure.backends.onnxruntime import OrtBackend, profile_model
 from nnlat.measure.environment import detect_hardware
@@ -79,15 +82,22 @@ def profiling_platform(stored: str) -> Platform:
 
 
 def profile_measurement(
-    store: Store, measurement: Measurement, platform: Platform, runs: int
+    store: Store,
+    measurement: Measurement,
+    platform: Platform,
+    runs: int,
+    cache_dir: Path | None = None,
 ) -> tuple[NodeProfile | None, str | None]:
-    """(profile, None), or (None, why) when the model cannot be rebuilt or profiled."""
+    """(profile, None), or (None, why) when the model cannot be rebuilt or profiled; the
+    rebuilt graph's raw features go to ``cache_dir`` if they are not there yet."""
     try:
         model = store.get_model(measurement.graph_hash)
         if model is None:
             raise NnlatError(f"model {measurement.graph_hash} is not in the store")
         shapes = {name: tuple(shape) for name, shape in measurement.input_shapes.items()}
         graph = graph_of(model, shapes)
+        if cache_dir is not None and not cache_path(cache_dir, model.graph_hash, shapes).exists():
+            cache_raw(cache_dir, model.graph_hash, shapes, graph)
         spec = MeasureSpec(batch_size=measurement.batch_size, input_shapes=shapes)
         data, _ = OrtBackend().model_bytes(graph, platform, spec)
         with pinned_cpus(platform.threads):
@@ -106,6 +116,7 @@ def profile_stored(
     *,
     limit: int | None = None,
     runs: int = 3,
+    cache_dir: Path | None = None,
     on_profiled: OnProfiled | None = None,
 ) -> BackfillReport:
     """Profile the stored ``ok`` measurements of ``platform`` that have no profile yet.
@@ -116,6 +127,7 @@ def profile_stored(
         families: only models of these families (default: all).
         limit: profile at most this many now.
         runs: profiled runs per model (after one warm-up run).
+        cache_dir: the raw-feature cache to fill on the way (None: not filled).
         on_profiled: progress callback.
 
     Returns:
@@ -135,7 +147,7 @@ def profile_stored(
     report = BackfillReport(skipped=len(found) - len(todo))
     todo = todo[:limit] if limit is not None else todo
     for done, measurement in enumerate(todo, start=1):
-        profile, note = profile_measurement(store, measurement, host, runs)
+        profile, note = profile_measurement(store, measurement, host, runs, cache_dir)
         store.add_node_profile(measurement, profile, note)
         if profile is not None:
             report.profiled += 1

@@ -109,6 +109,13 @@ def without_npu_layers(measurement: Measurement) -> Measurement:
     return measurement.model_copy(update={"npu": measurement.npu.model_copy(update={"layers": ()})})
 
 
+def _lacks_profile() -> sa.ColumnElement[bool]:
+    """True for rows without a node profile: SQL NULL, or a JSON null (what a JSON column
+    that does not map None to NULL writes; SQLite and MySQL keep the two apart)."""
+    text = sa.cast(MeasurementRow.node_profile, sa.Text)
+    return sa.func.coalesce(text, "null") == "null"
+
+
 def import_chunk(
     session: Session,
     chunk: Sequence[tuple[StoredModel, Sequence[Measurement]]],
@@ -148,7 +155,7 @@ def import_chunk(
             MeasurementRow.batch_size,
             MeasurementRow.input_shapes_hash,
             MeasurementRow.protocol_version,
-            MeasurementRow.node_profile.is_(None),
+            _lacks_profile(),
         ).where(MeasurementRow.model_id.in_(list(stored)))
         for row_id, model_id, platform_id, batch, shapes, protocol, bare in session.execute(keys):
             stored[model_id].add((platform_id, batch, shapes, protocol))
