@@ -27,6 +27,7 @@ from nnlat.cli.eval_options import (
     PlatformOption,
     ReportOnlyOption,
     SeedOption,
+    WithinOption,
     app,
     command_line,
     ints,
@@ -64,6 +65,7 @@ def _leave_one_out(
     db: str | None,
     report_only: bool,
     title: str,
+    within: str | None = None,
 ) -> None:
     from nnlat.studies import unseen_structure as study
 
@@ -83,7 +85,8 @@ def _leave_one_out(
             plot=PLOT,
         )
         with progress_bar() as progress:
-            records = [] if report_only else load_records(db, [name], progress)
+            only = comma_list(within) or None
+            records = [] if report_only else load_records(db, [name], progress, families=only)
             folds = len(held or {r.family for r in records}) * len(methods)
             fold_task = progress.add_task("folds", total=folds)
             results = study.run(
@@ -109,6 +112,7 @@ def unseen_structure_command(
     train_batch: TrainBatchOption = 32,
     out: OutOption = Path("reports/unseen_structure"),
     report_only: ReportOnlyOption = False,
+    within: WithinOption = None,
     db: DbUrlOption = None,
 ) -> None:
     """Leave one family out: train on the others, test on it (NNLQP Table 3)."""
@@ -117,8 +121,49 @@ def unseen_structure_command(
     chosen = tuple(comma_list(methods))
     _leave_one_out(
         ctx, chosen, platform, families, epochs, seed, hidden, train_batch, out, db,
-        report_only, UNSEEN_STRUCTURE_TITLE,
+        report_only, UNSEEN_STRUCTURE_TITLE, within,
     )  # fmt: skip
+
+
+@app.command("random-split")
+def random_split_command(
+    ctx: typer.Context,
+    platform: PlatformOption = None,
+    methods: MethodsOption = "nnlp,nnlp-node-aux0.1",
+    seeds: Annotated[str, typer.Option("--seeds", help="Comma-separated seeds.")] = "0",
+    epochs: EpochsOption = 150,
+    hidden: HiddenOption = None,
+    train_batch: TrainBatchOption = 32,
+    out: OutOption = Path("reports/random_split"),
+    within: WithinOption = None,
+    db: DbUrlOption = None,
+) -> None:
+    """Random 80/10/10 split of graphs, per seed: train, choose on validation, test."""
+    from nnlat.studies import random_split as study
+
+    with user_errors():
+        settings = train_settings(epochs, 0, train_batch)
+        config = study.RandomSplitConfig(
+            platform=platform_or_reference(platform),
+            methods=tuple(comma_list(methods)),
+            seeds=tuple(ints(seeds)),
+            settings=settings.model_copy(update={"valid_fraction": 1 / 9}),
+            config=hidden_config(hidden) or {},
+            results_path=out / RESULTS,
+            command=command_line(ctx),
+        )
+        with progress_bar() as progress:
+            only = comma_list(within) or None
+            records = load_records(db, [config.platform], progress, families=only)
+            task = progress.add_task("fits", total=len(config.seeds) * len(config.methods))
+            results = study.run(
+                config,
+                records,
+                on_result=lambda r: progress.update(
+                    task, advance=1, description=f"{r.method} seed {r.seed}"
+                ),
+            )
+        _write(out, study.render(results))
 
 
 @app.command("ablation")

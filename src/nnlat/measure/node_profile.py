@@ -124,10 +124,9 @@ def attribute(graph: Graph, times: Sequence[tuple[str, str, float]]) -> tuple[No
         >>> from nnlat.graph import load
         >>> from nnlat.testing import tiny_model
         >>> graph = load(tiny_model())
-        >>> [n.op_type for n in graph.nodes]
-        ['Conv', 'Relu', 'GlobalAveragePool', 'Flatten', 'Gemm']
-        >>> relu_out = graph.nodes[1].outputs[0]
-        >>> [t.node_index for t in attribute(graph, [(relu_out + "_nchwc", "Conv", 1.0),
+        >>> [(n.op_type, n.outputs) for n in graph.nodes]
+        [('Conv', ('y',)), ('Relu', ('z',))]
+        >>> [t.node_index for t in attribute(graph, [("z_nchwc", "Conv", 1.0),
         ...                                          ("ReorderOutput", "ReorderOutput", 0.1)])]
         [0, None]
     """
