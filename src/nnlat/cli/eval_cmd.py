@@ -25,6 +25,7 @@ from nnlat.cli.eval_options import (
     MethodsOption,
     OutOption,
     PlatformOption,
+    ProfiledOption,
     ReportOnlyOption,
     SeedOption,
     WithinOption,
@@ -66,6 +67,7 @@ def _leave_one_out(
     report_only: bool,
     title: str,
     within: str | None = None,
+    profiled_only: bool = False,
 ) -> None:
     from nnlat.studies import unseen_structure as study
 
@@ -86,7 +88,11 @@ def _leave_one_out(
         )
         with progress_bar() as progress:
             only = comma_list(within) or None
-            records = [] if report_only else load_records(db, [name], progress, families=only)
+            records = (
+                []
+                if report_only
+                else load_records(db, [name], progress, families=only, profiled_only=profiled_only)
+            )
             folds = len(held or {r.family for r in records}) * len(methods)
             fold_task = progress.add_task("folds", total=folds)
             results = study.run(
@@ -113,6 +119,7 @@ def unseen_structure_command(
     out: OutOption = Path("reports/unseen_structure"),
     report_only: ReportOnlyOption = False,
     within: WithinOption = None,
+    profiled_only: ProfiledOption = False,
     db: DbUrlOption = None,
 ) -> None:
     """Leave one family out: train on the others, test on it (NNLQP Table 3)."""
@@ -121,7 +128,7 @@ def unseen_structure_command(
     chosen = tuple(comma_list(methods))
     _leave_one_out(
         ctx, chosen, platform, families, epochs, seed, hidden, train_batch, out, db,
-        report_only, UNSEEN_STRUCTURE_TITLE, within,
+        report_only, UNSEEN_STRUCTURE_TITLE, within, profiled_only,
     )  # fmt: skip
 
 
@@ -136,6 +143,7 @@ def random_split_command(
     train_batch: TrainBatchOption = 32,
     out: OutOption = Path("reports/random_split"),
     within: WithinOption = None,
+    profiled_only: ProfiledOption = False,
     db: DbUrlOption = None,
 ) -> None:
     """Random 80/10/10 split of graphs, per seed: train, choose on validation, test."""
@@ -154,7 +162,9 @@ def random_split_command(
         )
         with progress_bar() as progress:
             only = comma_list(within) or None
-            records = load_records(db, [config.platform], progress, families=only)
+            records = load_records(
+                db, [config.platform], progress, families=only, profiled_only=profiled_only
+            )
             task = progress.add_task("fits", total=len(config.seeds) * len(config.methods))
             results = study.run(
                 config,

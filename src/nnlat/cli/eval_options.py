@@ -33,6 +33,13 @@ WithinOption = Annotated[
         "(default: all).",
     ),
 ]
+ProfiledOption = Annotated[
+    bool,
+    typer.Option(
+        "--profiled-only",
+        help="Only records whose measurement has a per-node profile (`nnlat dataset profile`).",
+    ),
+]
 OutOption = Annotated[Path, typer.Option("--out", "-o", help="Report folder.")]
 MethodsOption = Annotated[str, typer.Option("--methods", "-m", help="Comma-separated methods.")]
 ReportOnlyOption = Annotated[
@@ -71,9 +78,10 @@ def load_records(
     progress: Progress,
     realworld: bool = False,
     families: list[str] | None = None,
+    profiled_only: bool = False,
 ) -> list[LatencyRecord]:
-    """The database's records (of ``families`` only, if given); the held-out real-world
-    models only if ``realworld``."""
+    """The database's records (of ``families`` only, if given; with a per-node profile
+    only, if ``profiled_only``); the held-out real-world models only if ``realworld``."""
     from nnlat.datasets.training import default_cache_dir, without_realworld
     from nnlat.datasets.training import load_records as load
     from nnlat.store import Store
@@ -87,6 +95,8 @@ def load_records(
             cache_dir=default_cache_dir(),
             on_record=lambda done, total: progress.update(task, completed=done, total=total),
         )
+    if profiled_only:
+        records = [r for r in records if r.node_shares is not None]
     return records if realworld else without_realworld(records)
 
 

@@ -9,14 +9,15 @@ The names are those of the runtime's *optimised* graph, so they are attributed t
 measured graph's top-level nodes (:func:`attribute`) by these rules, in order:
 
 1. the name of a node of the graph (kernels onnxruntime kept as they were);
-2. the name less the suffixes onnxruntime's rewrites append (``_nchwc``, ``_token_<n>``,
-   ``_new_reshape``, ``/MatMulAddFusion``, ``/MatMulScaleFusion/``), read as a node name
-   or as a tensor name and then its producer: ``/2/Relu_output_0_nchwc`` is the NCHWc
-   kernel writing ``/2/Relu_output_0``;
-3. a fused kernel is credited to the node of its own operator: when the node found
-   computes another operator than the kernel's (``Relu`` for an NCHWc ``Conv`` that has
-   absorbed it), its first input's producers are followed back (at most
-   :data:`MAX_FUSION_DEPTH` steps) to a node of the kernel's operator.
+2. the name less what onnxruntime's rewrites add (the prefix ``fused `` of a
+   ``FusedGemm``/``FusedConv``; the suffixes ``_nchwc``, ``_token_<n>``, ``_new_reshape``,
+   ``/MatMulAddFusion``, ``/MatMulScaleFusion/``), read as a node name or as a tensor
+   name and then its producer: ``/2/Relu_output_0_nchwc`` is the NCHWc kernel writing
+   ``/2/Relu_output_0``;
+3. a fused kernel is credited to the node of its own operator (``Fused<Op>`` counting as
+   ``<Op>``): when the node found computes another operator than the kernel's (``Relu``
+   for an NCHWc ``Conv`` that has absorbed it), its first input's producers are followed
+   back (at most :data:`MAX_FUSION_DEPTH` steps) to a node of the kernel's operator.
 
 What matches nothing (layout reorders the runtime inserts, anonymous fusions such as a
 ``Gelu`` built of five nodes) keeps ``node_index = None``: its time counts in the total
@@ -38,6 +39,7 @@ from nnlat.measure.types import NodeProfile, NodeTime
 
 KERNEL_SUFFIX = "_kernel_time"
 MAX_FUSION_DEPTH = 3
+_FUSED_PREFIX = "fused "  # FusedGemm, FusedConv: "fused /35/Gemm"
 # Suffixes onnxruntime's graph transformers append to the nodes they create.
 _REWRITE_SUFFIX = re.compile(
     r"(_nchwc|_token_\d+|_new_reshape|/MatMulAddFusion|/MatMulScaleFusion/?)$"
@@ -89,7 +91,7 @@ def trace_node_times(
 
 
 def _candidates(name: str) -> list[str]:
-    found = [name]
+    found = [name.removeprefix(_FUSED_PREFIX)]
     while (stripped := _REWRITE_SUFFIX.sub("", found[-1])) != found[-1]:
         found.append(stripped)
     return found
@@ -97,6 +99,7 @@ def _candidates(name: str) -> list[str]:
 
 def _anchor(graph: Graph, index: int, op: str, producer: Mapping[str, int]) -> int:
     """The node of the kernel's operator ``op`` at or just before ``index`` (rule 3)."""
+    op = op.removeprefix("Fused")
     current = index
     for _ in range(MAX_FUSION_DEPTH + 1):
         node = graph.nodes[current]
