@@ -1,0 +1,17 @@
+#!/bin/bash
+# The node-profile ablation: NNLP with and without the auxiliary per-node target, on the
+# records that carry a profile (after reports/node_profile/backfill.sh). Both studies
+# resume from their results.jsonl. One core (0), low priority, torch on one thread.
+cd "$(dirname "$0")/../.."
+DB=${DB:-sqlite:////work/campaign/profile/epyc.db}
+P=epyc-ort1.31-fp32-t1
+M=nnlp,nnlp-node-aux0.1
+export PYTHONPATH=src OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+nlat() { nice -n 10 taskset -c 0 python -m nnlat "$@"; }
+case "$1" in
+  random) nlat eval random-split -p $P --db $DB --profiled-only --methods $M \
+            --seeds 0,1 --epochs 40 --out reports/node_profile/random_split ;;
+  lofo)   nlat eval unseen-structure -p $P --db $DB --profiled-only --methods $M \
+            --families vgg,googlenet,mobilenetv3,nasbench201 --epochs 40 \
+            --out reports/node_profile/lofo ;;
+esac
