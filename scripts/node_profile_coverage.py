@@ -47,9 +47,7 @@ def main() -> None:
             if t.node_index is None:
                 unmatched[t.op] += t.ms
         total_ms += total
-    print(
-        "| family | profiled models | time credited to a node (mean) | nodes with a target (mean) |"
-    )
+    print("| family | profiled models | time credited to a node | nodes with a target |")
     print("|---|---|---|---|")
     for family in sorted(time_share):
         credited, targets = time_share[family], node_share[family]

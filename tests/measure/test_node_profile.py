@@ -70,11 +70,12 @@ def test_attribute_follows_the_rules() -> None:
             ("/relu_out_nchwc", "Conv", 2.0),  # rule 2 (a tensor's producer), 3 (fusion)
             ("relu_token_3", "Relu", 0.5),  # rule 2 (a suffix, then a node name)
             ("fused relu", "FusedConv", 0.25),  # rule 2 (a prefix), rule 3 (Fused<Op>)
+            ("add/QuickGeluFusion/", "QuickGelu", 0.125),  # rule 2 (a fusion's suffix)
             ("ReorderOutput_token_1", "ReorderOutput", 0.1),  # nothing
         ],
     )
-    assert [t.node_index for t in found] == [2, 0, 1, 0, None]
-    assert [t.ms for t in found] == [1.0, 2.0, 0.5, 0.25, 0.1]
+    assert [t.node_index for t in found] == [2, 0, 1, 0, 2, None]
+    assert [t.ms for t in found] == [1.0, 2.0, 0.5, 0.25, 0.125, 0.1]
 
 
 def test_shares_mask_nodes_without_a_kernel_and_refuse_another_graph() -> None:

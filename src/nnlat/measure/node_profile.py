@@ -41,9 +41,7 @@ KERNEL_SUFFIX = "_kernel_time"
 MAX_FUSION_DEPTH = 3
 _FUSED_PREFIX = "fused "  # FusedGemm, FusedConv: "fused /35/Gemm"
 # Suffixes onnxruntime's graph transformers append to the nodes they create.
-_REWRITE_SUFFIX = re.compile(
-    r"(_nchwc|_token_\d+|_new_reshape|/MatMulAddFusion|/MatMulScaleFusion/?)$"
-)
+_REWRITE_SUFFIX = re.compile(r"(_nchwc|_token_\d+|_new_reshape|/[A-Za-z]+Fusion/?)$")
 
 
 def trace_node_times(
