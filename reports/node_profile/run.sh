@@ -1,7 +1,8 @@
 #!/bin/bash
 # The node-profile ablation: NNLP with and without the auxiliary per-node target, on the
 # records that carry a profile (after reports/node_profile/backfill.sh). Both studies
-# resume from their results.jsonl. One core (0), low priority, torch on one thread.
+# resume from their results.jsonl. One core (0), low priority, torch on one thread; a
+# small network (hidden 32) and 30 epochs, so that it fits a shared core in an hour.
 cd "$(dirname "$0")/../.."
 DB=${DB:-sqlite:////work/campaign/profile/epyc.db}
 P=epyc-ort1.31-fp32-t1
@@ -10,8 +11,8 @@ export PYTHONPATH=src OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 nlat() { nice -n 10 taskset -c 0 python -m nnlat "$@"; }
 case "$1" in
   random) nlat eval random-split -p $P --db $DB --profiled-only --methods $M \
-            --seeds 0,1 --epochs 40 --out reports/node_profile/random_split ;;
+            --seeds 0,1 --epochs 30 --hidden 32 --out reports/node_profile/random_split ;;
   lofo)   nlat eval unseen-structure -p $P --db $DB --profiled-only --methods $M \
-            --families vgg,googlenet,mobilenetv3,nasbench201 --epochs 40 \
+            --families vgg,googlenet,mobilenetv3,nasbench201 --epochs 30 --hidden 32 \
             --out reports/node_profile/lofo ;;
 esac

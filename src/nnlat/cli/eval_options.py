@@ -93,10 +93,9 @@ def load_records(
             platforms,
             families or None,
             cache_dir=default_cache_dir(),
+            profiled_only=profiled_only,
             on_record=lambda done, total: progress.update(task, completed=done, total=total),
         )
-    if profiled_only:
-        records = [r for r in records if r.node_shares is not None]
     return records if realworld else without_realworld(records)
 
 

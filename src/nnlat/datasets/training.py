@@ -167,6 +167,7 @@ def load_records(
     cache_dir: Path | None = None,
     on_record: OnRecord | None = None,
     cached_only: bool = False,
+    profiled_only: bool = False,
 ) -> list[LatencyRecord]:
     """Every ``ok`` measurement of the store (optionally filtered) as a training record.
 
@@ -179,6 +180,8 @@ def load_records(
         cached_only: leave out the measurements whose features are not in ``cache_dir``
             yet, instead of rebuilding their graphs (a TFLite zoo model is exported again:
             seconds each); ``scripts/cache_features.py`` fills the cache in the background.
+        profiled_only: leave out the measurements without a per-node profile, before
+            their features are read or built.
 
     Returns:
         Records in the store's order (oldest measurement first).
@@ -201,6 +204,8 @@ def load_records(
         for family in (families or [None])
         for m in store.list_measurements(platform=platform, family=family)
     ]
+    if profiled_only:
+        measurements = [m for m in measurements if m.node_profile is not None]
     if cached_only and cache_dir is not None:
         measurements = [
             m
