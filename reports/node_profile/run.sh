@@ -11,8 +11,10 @@ export PYTHONPATH=src OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 nlat() { nice -n 10 taskset -c 0 python -m nnlat "$@"; }
 case "$1" in
   random) nlat eval random-split -p $P --db $DB --profiled-only --methods $M \
-            --seeds 0,1 --epochs 30 --hidden 32 --out reports/node_profile/random_split ;;
+            --seeds 0,1,2,3,4 --epochs 30 --hidden 32 --out reports/node_profile/random_split ;;
+  random100) nlat eval random-split -p $P --db $DB --profiled-only --methods $M \
+            --seeds 0,1,2 --epochs 100 --hidden 32 --out reports/node_profile/random_split_e100 ;;
   lofo)   nlat eval unseen-structure -p $P --db $DB --profiled-only --methods $M \
-            --families vgg,googlenet,mobilenetv3,nasbench201 --epochs 30 --hidden 32 \
+            --epochs 30 --hidden 32 \
             --out reports/node_profile/lofo ;;
 esac

@@ -144,6 +144,7 @@ def random_split_command(
     out: OutOption = Path("reports/random_split"),
     within: WithinOption = None,
     profiled_only: ProfiledOption = False,
+    report_only: ReportOnlyOption = False,
     db: DbUrlOption = None,
 ) -> None:
     """Random 80/10/10 split of graphs, per seed: train, choose on validation, test."""
@@ -158,12 +159,17 @@ def random_split_command(
             settings=settings.model_copy(update={"valid_fraction": 1 / 9}),
             config=hidden_config(hidden) or {},
             results_path=out / RESULTS,
+            fit_missing=not report_only,
             command=command_line(ctx),
         )
         with progress_bar() as progress:
             only = comma_list(within) or None
-            records = load_records(
-                db, [config.platform], progress, families=only, profiled_only=profiled_only
+            records = (
+                []
+                if report_only
+                else load_records(
+                    db, [config.platform], progress, families=only, profiled_only=profiled_only
+                )
             )
             task = progress.add_task("fits", total=len(config.seeds) * len(config.methods))
             results = study.run(

@@ -47,6 +47,8 @@ class RandomSplitConfig:
             training graphs, and its seed is replaced by each of ``seeds``.
         config: hyper-parameters of the configurable networks.
         results_path: JSON-Lines file; results already there are kept and not redone.
+        fit_missing: False only collects what ``results_path`` already holds (to rebuild
+            the report without the database).
         command: the command that ran the study, for the report.
     """
 
@@ -58,6 +60,7 @@ class RandomSplitConfig:
     settings: TrainSettings = field(default_factory=lambda: TrainSettings(valid_fraction=1 / 9))
     config: Mapping[str, object] = field(default_factory=dict)
     results_path: Path | None = None
+    fit_missing: bool = True
     command: str = ""
 
 
@@ -116,10 +119,10 @@ def run(
     mine = [
         r for r in records if r.platform == config.platform and (not wanted or r.family in wanted)
     ]
-    if not mine:
+    if config.fit_missing and not mine:
         raise NnlatError(f"no records on platform {config.platform!r}")
     done = {(r.seed, r.method) for r in results if r.platform == config.platform}
-    for seed in config.seeds:
+    for seed in config.seeds if config.fit_missing else ():
         settings = config.settings.model_copy(update={"seed": seed})
         context = MethodContext(settings=settings, config=config.config)
         train_idx, test_idx = split_by_graph(
@@ -169,7 +172,8 @@ def render(study: Results[RandomSplitConfig, SplitResult]) -> str:
     value = {(r.seed, r.method): r.metrics for r in rows}
     lines = [
         *header(TITLE, config.command),
-        f"Platform `{config.platform}`; {study.inputs} records"
+        f"Platform `{config.platform}`; "
+        + (f"{study.inputs} records" if study.inputs else "records as in the results file")
         + (f" of {', '.join(config.families)}" if config.families else "")
         + f". Graphs split at random per seed: {config.test_fraction:.0%} tested on; graph "
         f"networks choose their checkpoint on {config.settings.valid_fraction:.1%} of the "
@@ -197,4 +201,7 @@ def render(study: Results[RandomSplitConfig, SplitResult]) -> str:
             ]
             lines.append("| **mean** | " + " | ".join(means) + " |")
         lines.append("")
+    kept = [f"{r.method} seed {r.seed}: {r.best_epoch}/{r.epochs}" for r in rows if r.epochs]
+    if kept:
+        lines += ["Epoch kept (chosen on validation MAPE) / most epochs: " + "; ".join(kept), ""]
     return "\n".join(lines)
