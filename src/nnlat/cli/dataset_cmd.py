@@ -1,5 +1,6 @@
-"""``nnlat dataset build`` (measure zoo variants, resumably) and ``nnlat dataset import``
-(published latency tables)."""
+"""``nnlat dataset build`` (measure zoo variants, resumably), ``nnlat dataset import``
+(published latency tables) and ``nnlat dataset profile`` (per-node profiles of stored
+results, resumably)."""
 
 from __future__ import annotations
 
@@ -152,3 +153,57 @@ def import_command(
     )
     for name, sizes in batches.items():
         stdout.print(f"  {name} (batch {', '.join(map(str, sizes))})", soft_wrap=True)
+
+
+@app.command("profile")
+def profile_command(
+    platform: Annotated[
+        str,
+        typer.Option(
+            "--platform", "-p", help="The stored onnxruntime platform whose results to profile."
+        ),
+    ],
+    families: Annotated[
+        list[str] | None,
+        typer.Option("--families", "-f", help="Only these families, comma-separated."),
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", min=1, help="Profile at most this many now.")
+    ] = None,
+    runs: Annotated[
+        int, typer.Option("--runs", min=1, help="Profiled runs per model (after a warm-up).")
+    ] = 3,
+    features: Annotated[
+        bool,
+        typer.Option(help="Fill the training feature cache with the graphs rebuilt."),
+    ] = True,
+    db: DbUrlOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Add onnxruntime's per-node profile to stored results, without timing them again.
+
+    Each stored ok result of PLATFORM (this host's hardware) without a profile gets one,
+    taken with this host's onnxruntime; a model that cannot be profiled gets a note.
+    Rerun the same command to resume: done results are skipped.
+    """
+    from nnlat.datasets.node_profiles import profile_stored
+    from nnlat.datasets.training import default_cache_dir
+    from nnlat.store import Store
+
+    with user_errors(), Store.open(db) as store, progress_bar(as_json) as progress:
+        task = progress.add_task("profiles", total=None)
+
+        def advance(done: int, total: int, graph_hash: str) -> None:
+            progress.update(task, completed=done, total=total, description=graph_hash)
+
+        report = profile_stored(
+            store, platform, comma_list(families) or None, limit=limit, runs=runs,
+            cache_dir=default_cache_dir() if features else None, on_profiled=advance,
+        )  # fmt: skip
+    if as_json:
+        print_json(asdict(report))
+        return
+    stdout.print(
+        f"{platform}: {report.profiled} profiled, {report.failed} failed (noted), "
+        f"{report.skipped} had a profile already; {report.seconds:.0f} s"
+    )

@@ -25,8 +25,10 @@ from nnlat.cli.eval_options import (
     MethodsOption,
     OutOption,
     PlatformOption,
+    ProfiledOption,
     ReportOnlyOption,
     SeedOption,
+    WithinOption,
     app,
     command_line,
     ints,
@@ -64,6 +66,8 @@ def _leave_one_out(
     db: str | None,
     report_only: bool,
     title: str,
+    within: str | None = None,
+    profiled_only: bool = False,
 ) -> None:
     from nnlat.studies import unseen_structure as study
 
@@ -83,7 +87,12 @@ def _leave_one_out(
             plot=PLOT,
         )
         with progress_bar() as progress:
-            records = [] if report_only else load_records(db, [name], progress)
+            only = comma_list(within) or None
+            records = (
+                []
+                if report_only
+                else load_records(db, [name], progress, families=only, profiled_only=profiled_only)
+            )
             folds = len(held or {r.family for r in records}) * len(methods)
             fold_task = progress.add_task("folds", total=folds)
             results = study.run(
@@ -109,6 +118,8 @@ def unseen_structure_command(
     train_batch: TrainBatchOption = 32,
     out: OutOption = Path("reports/unseen_structure"),
     report_only: ReportOnlyOption = False,
+    within: WithinOption = None,
+    profiled_only: ProfiledOption = False,
     db: DbUrlOption = None,
 ) -> None:
     """Leave one family out: train on the others, test on it (NNLQP Table 3)."""
@@ -117,8 +128,58 @@ def unseen_structure_command(
     chosen = tuple(comma_list(methods))
     _leave_one_out(
         ctx, chosen, platform, families, epochs, seed, hidden, train_batch, out, db,
-        report_only, UNSEEN_STRUCTURE_TITLE,
+        report_only, UNSEEN_STRUCTURE_TITLE, within, profiled_only,
     )  # fmt: skip
+
+
+@app.command("random-split")
+def random_split_command(
+    ctx: typer.Context,
+    platform: PlatformOption = None,
+    methods: MethodsOption = "nnlp,nnlp-node-aux0.1",
+    seeds: Annotated[str, typer.Option("--seeds", help="Comma-separated seeds.")] = "0",
+    epochs: EpochsOption = 150,
+    hidden: HiddenOption = None,
+    train_batch: TrainBatchOption = 32,
+    out: OutOption = Path("reports/random_split"),
+    within: WithinOption = None,
+    profiled_only: ProfiledOption = False,
+    report_only: ReportOnlyOption = False,
+    db: DbUrlOption = None,
+) -> None:
+    """Random 80/10/10 split of graphs, per seed: train, choose on validation, test."""
+    from nnlat.studies import random_split as study
+
+    with user_errors():
+        settings = train_settings(epochs, 0, train_batch)
+        config = study.RandomSplitConfig(
+            platform=platform_or_reference(platform),
+            methods=tuple(comma_list(methods)),
+            seeds=tuple(ints(seeds)),
+            settings=settings.model_copy(update={"valid_fraction": 1 / 9}),
+            config=hidden_config(hidden) or {},
+            results_path=out / RESULTS,
+            fit_missing=not report_only,
+            command=command_line(ctx),
+        )
+        with progress_bar() as progress:
+            only = comma_list(within) or None
+            records = (
+                []
+                if report_only
+                else load_records(
+                    db, [config.platform], progress, families=only, profiled_only=profiled_only
+                )
+            )
+            task = progress.add_task("fits", total=len(config.seeds) * len(config.methods))
+            results = study.run(
+                config,
+                records,
+                on_result=lambda r: progress.update(
+                    task, advance=1, description=f"{r.method} seed {r.seed}"
+                ),
+            )
+        _write(out, study.render(results))
 
 
 @app.command("ablation")

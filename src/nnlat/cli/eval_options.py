@@ -25,6 +25,21 @@ SeedOption = Annotated[int, typer.Option("--seed", help="Seed of splits and trai
 FamiliesOption = Annotated[
     str | None, typer.Option("--families", "-f", help="Held-out families (default: all).")
 ]
+WithinOption = Annotated[
+    str | None,
+    typer.Option(
+        "--within",
+        help="Only records of these families, comma-separated, for training and testing "
+        "(default: all).",
+    ),
+]
+ProfiledOption = Annotated[
+    bool,
+    typer.Option(
+        "--profiled-only",
+        help="Only records whose measurement has a per-node profile (`nnlat dataset profile`).",
+    ),
+]
 OutOption = Annotated[Path, typer.Option("--out", "-o", help="Report folder.")]
 MethodsOption = Annotated[str, typer.Option("--methods", "-m", help="Comma-separated methods.")]
 ReportOnlyOption = Annotated[
@@ -58,9 +73,15 @@ def command_line(ctx: typer.Context) -> str:
 
 
 def load_records(
-    db: str | None, platforms: list[str] | None, progress: Progress, realworld: bool = False
+    db: str | None,
+    platforms: list[str] | None,
+    progress: Progress,
+    realworld: bool = False,
+    families: list[str] | None = None,
+    profiled_only: bool = False,
 ) -> list[LatencyRecord]:
-    """The database's records; the held-out real-world models only if ``realworld``."""
+    """The database's records (of ``families`` only, if given; with a per-node profile
+    only, if ``profiled_only``); the held-out real-world models only if ``realworld``."""
     from nnlat.datasets.training import default_cache_dir, without_realworld
     from nnlat.datasets.training import load_records as load
     from nnlat.store import Store
@@ -70,7 +91,9 @@ def load_records(
         records = load(
             store,
             platforms,
+            families or None,
             cache_dir=default_cache_dir(),
+            profiled_only=profiled_only,
             on_record=lambda done, total: progress.update(task, completed=done, total=total),
         )
     return records if realworld else without_realworld(records)

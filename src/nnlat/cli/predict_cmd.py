@@ -251,6 +251,15 @@ def train_command(
             help="Weigh every platform alike in batches and checkpoint choice.",
         ),
     ] = False,
+    node_aux_weight: Annotated[
+        float,
+        typer.Option(
+            "--node-aux-weight",
+            min=0.0,
+            help="Weight of the auxiliary per-node target (each node's share of the "
+            "profiled time; nnlp only; 0: off).",
+        ),
+    ] = 0.0,
     name: Annotated[
         str | None, typer.Option("--name", help="Name kept in the predictor (default: OUT's).")
     ] = None,
@@ -302,6 +311,7 @@ def train_command(
                 seed=seed,
                 batch_size=train_batch,
                 balance_platforms=balance_platforms,
+                node_aux_weight=node_aux_weight,
             )
             progress.update(epoch_task, total=settings.epochs)
             predictor, result = Predictor.fit(

@@ -2,7 +2,8 @@
 
 Each ``ok`` measurement becomes a :class:`LatencyRecord`: the model's graph hash and
 family, the platform, batch size, median latency, memory and energy where measured
-(:func:`memory_bytes`), and the raw features of the graph as measured. A zoo model is
+(:func:`memory_bytes`), each node's share of the profiled time where the measurement
+has a per-node profile, and the raw features of the graph as measured. A zoo model is
 regenerated from its stored recipe, any other model is loaded from its stored ONNX (or
 its kept TFLite file). Raw features are cached on disk by graph hash and input shapes
 (one small ``.npz`` each, under the feature schema version), so a second training run
@@ -24,6 +25,7 @@ from nnlat.features.records import IMPORTED, ONNX, REAL_WORLD, ZOO, LatencyRecor
 from nnlat.features.schema import FEATURE_SCHEMA_VERSION
 from nnlat.graph.ir import Graph
 from nnlat.graph.load import load
+from nnlat.measure.node_profile import node_shares
 from nnlat.measure.types import Measurement
 from nnlat.store import Store
 from nnlat.store.keys import canonical_input_shapes, input_shapes_hash
@@ -165,6 +167,7 @@ def load_records(
     cache_dir: Path | None = None,
     on_record: OnRecord | None = None,
     cached_only: bool = False,
+    profiled_only: bool = False,
 ) -> list[LatencyRecord]:
     """Every ``ok`` measurement of the store (optionally filtered) as a training record.
 
@@ -177,6 +180,8 @@ def load_records(
         cached_only: leave out the measurements whose features are not in ``cache_dir``
             yet, instead of rebuilding their graphs (a TFLite zoo model is exported again:
             seconds each); ``scripts/cache_features.py`` fills the cache in the background.
+        profiled_only: leave out the measurements without a per-node profile, before
+            their features are read or built.
 
     Returns:
         Records in the store's order (oldest measurement first).
@@ -199,6 +204,8 @@ def load_records(
         for family in (families or [None])
         for m in store.list_measurements(platform=platform, family=family)
     ]
+    if profiled_only:
+        measurements = [m for m in measurements if m.node_profile is not None]
     if cached_only and cache_dir is not None:
         measurements = [
             m
@@ -224,11 +231,18 @@ def load_records(
                 source=source,
                 memory_bytes=memory_bytes(measurement),
                 energy_j=measurement.energy_j,
+                node_shares=_shares(measurement, len(raw.op_types)),
             )
         )
         if on_record is not None:
             on_record(done, len(measurements))
     return records
+
+
+def _shares(measurement: Measurement, nodes: int) -> np.ndarray | None:
+    if measurement.node_profile is None:
+        return None
+    return node_shares(measurement.node_profile, nodes)
 
 
 def without_realworld(records: Sequence[LatencyRecord]) -> list[LatencyRecord]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from nnlat.features.raw import RawFeatures
 
 # Where a record comes from (LatencyRecord.source).
@@ -45,6 +47,11 @@ class LatencyRecord:
             :func:`nnlat.datasets.training.record_source`).
         memory_bytes: the peak working memory, if measured.
         energy_j: the energy per inference, if measured.
+        node_shares: float64 per node of ``raw``: its share of the model's profiled time
+            (the runtime's per-node profile, :func:`nnlat.measure.node_profile.node_shares`),
+            NaN for nodes no profiled kernel is credited to (fused away, folded, or not
+            matched); None without a profile. The auxiliary target of graph networks
+            that learn what each node costs.
     """
 
     graph_hash: str
@@ -56,6 +63,7 @@ class LatencyRecord:
     source: str = ZOO
     memory_bytes: float | None = None
     energy_j: float | None = None
+    node_shares: np.ndarray | None = None
 
     def target(self, name: str) -> float | None:
         """The value of the target ``name`` (in :data:`TARGET_UNITS`), None if not measured.

@@ -30,6 +30,12 @@ around the timed runs, divided by their number. The counter covers the whole pac
 GPU, so it is only meaningful on an otherwise idle host. Without a counter the field is
 None and ``energy_note`` says why; ``environment["energy"]`` names the method.
 
+Per-node times (``node_profile``): when ``spec.profile_runs`` is above 0 and the prepared
+model has a profiler (onnxruntime's), ``profile_runs`` more runs are profiled after the
+timed ones, in a session of their own, outside the memory and energy windows; the
+kernels are attributed to the graph's nodes (:mod:`nnlat.measure.node_profile`). A
+profiling error leaves the latency as it is and is recorded in ``node_profile_note``.
+
 Any exception from the runtime while preparing or running becomes a ``failed``
 Measurement carrying the runtime's message; nothing the runtime raises escapes.
 """
@@ -60,12 +66,14 @@ from nnlat.measure.environment import (
     software_versions,
 )
 from nnlat.measure.inputs import check_inputs, load_npz, random_inputs
+from nnlat.measure.node_profile import attribute
 from nnlat.measure.stats import ci_target_met, settled, summarize
 from nnlat.measure.types import (
     PROTOCOL_VERSION,
     LatencyStats,
     Measurement,
     MeasureSpec,
+    NodeProfile,
     RawSamples,
 )
 from nnlat.platform import Platform, UnknownPlatformError, parse_platform_name
@@ -412,7 +420,10 @@ def measure(
         environment["memory"] = memory.method
         outcome = _prepare_and_time(backend, subject, resolved, spec, arrays, meter)
         peak = memory.stop()
-    status, error, compile_ms, timing, timed_form = outcome
+        status, error, compile_ms, timing, timed_form, prepared = outcome
+        profile, profile_note = None, None
+        if timing is not None and prepared is not None and spec.profile_runs > 0:
+            profile, profile_note = profile_nodes(prepared, graph, arrays, spec.profile_runs)
     if timed_form is not None:  # which model the runtime ran: the user's, or nnlat's form
         environment["timed"] = timed_form
     common = {**base, "environment": environment, "created_at": datetime.now(UTC)}
@@ -430,7 +441,32 @@ def measure(
         warmup_settled=timing.warmup_settled,
         energy_j=timing.energy_j,
         energy_note=None if timing.energy_j is not None else no_energy,
+        node_profile=profile,
+        node_profile_note=profile_note,
     )
+
+
+def profile_nodes(
+    prepared: Any, graph: Any, inputs: Mapping[str, np.ndarray], runs: int
+) -> tuple[NodeProfile | None, str | None]:
+    """(profile, None), or (None, why) when ``prepared`` profiles but failed; (None, None)
+    for a prepared model without a profiler.
+
+    Args:
+        prepared: a prepared model; profiled if it has ``profile(inputs, runs)``.
+        graph: the measured graph, whose nodes the kernels are attributed to.
+        inputs: the inputs of the timed runs.
+        runs: profiled runs.
+    """
+    profiler = getattr(prepared, "profile", None)
+    if profiler is None:
+        return None, None
+    try:
+        profile = profiler(inputs, runs)
+        times = [(t.name, t.op, t.ms) for t in profile.nodes]
+        return profile.model_copy(update={"nodes": attribute(graph, times)}), None
+    except Exception as exc:  # a profile is a bonus: the latency stands without it
+        return None, _error_text("profile failed", exc)
 
 
 def _estimate(
@@ -491,8 +527,9 @@ def _prepare_and_time(
     spec: MeasureSpec,
     inputs: Mapping[str, np.ndarray],
     meter: EnergyMeter | None = None,
-) -> tuple[str, str | None, float | None, Timing | None, str | None]:
-    """(status, error, compile_ms, timing, timed form): runtime exceptions become a status.
+) -> tuple[str, str | None, float | None, Timing | None, str | None, Prepared | None]:
+    """(status, error, compile_ms, timing, timed form, prepared): runtime exceptions become
+    a status. The prepared model is closed already (a profiler makes its own session).
 
     The timed form is the prepared model's ``timed_form`` (which model an ONNX runtime
     ran, :mod:`nnlat.measure.backends.timed_model`), None for backends that do not say.
@@ -501,16 +538,16 @@ def _prepare_and_time(
     try:
         prepared = backend.prepare(subject, platform, spec)
     except BackendUnavailableError as exc:
-        return "unsupported", str(exc), None, None, None
+        return "unsupported", str(exc), None, None, None, None
     except Exception as exc:  # any runtime error is a result: "cannot convert this model"
-        return "failed", _error_text("prepare failed", exc), None, None, None
+        return "failed", _error_text("prepare failed", exc), None, None, None, None
     compile_ms = (time.perf_counter() - start) * 1e3
     form = getattr(prepared, "timed_form", None)
     try:
         timing = time_runs(prepared, inputs, spec, meter=meter)
     except Exception as exc:  # out of memory, an unsupported kernel found at run time, ...
-        return "failed", _error_text("run failed", exc), compile_ms, None, form
+        return "failed", _error_text("run failed", exc), compile_ms, None, form, None
     finally:
         with contextlib.suppress(Exception):
             prepared.close()
-    return "ok", None, compile_ms, timing, form
+    return "ok", None, compile_ms, timing, form, prepared

@@ -32,6 +32,10 @@ class MeasureSpec(BaseModel):
             this fraction of the median.
         unstable_cv: a coefficient of variation above this marks the result unstable.
         seed: seed of the random inputs and weights.
+        profile_runs: after timing, profiled runs of the runtime's per-node profiler
+            (onnxruntime's), whose per-node medians are kept in
+            ``Measurement.node_profile``; 0 turns the profile off (it then costs nothing).
+            A backend without a profiler ignores it.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -46,6 +50,7 @@ class MeasureSpec(BaseModel):
     target_rel_ci: float = Field(default=0.01, gt=0)
     unstable_cv: float = Field(default=0.10, gt=0)
     seed: int = 0
+    profile_runs: int = Field(default=3, ge=0)
 
 
 class RawSamples(BaseModel):
@@ -187,6 +192,63 @@ class NpuEstimate(BaseModel):
     layers: tuple[NpuLayer, ...]
 
 
+class NodeTime(BaseModel):
+    """One node of a runtime's per-node profile, as the runtime reported it.
+
+    Attributes:
+        name: the node's name in the runtime's optimised graph: the model's own node name,
+            or a name the runtime made up for a node it fused or inserted
+            (``/2/Relu_output_0_nchwc`` for a Conv+Relu, ``ReorderInput``).
+        op: the runtime's operator (``Conv``, ``FusedMatMul``, ``ReorderOutput``).
+        ms: the median over the profiled runs of the node's kernel time per run (a node
+            run several times per inference, inside a loop, counts its sum).
+        node_index: the index of the top-level node of the measured graph (its
+            topological order, :attr:`nnlat.graph.ir.Graph.nodes`) this time is
+            attributed to, or None when no node could be matched (runtime-inserted
+            layout changes, anonymous fusions); see :mod:`nnlat.measure.node_profile`.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    op: str
+    ms: float
+    node_index: int | None = None
+
+
+class NodeProfile(BaseModel):
+    """A runtime's per-node times of one model: denser supervision than the total.
+
+    The profiled runs are separate from the timed ones (the profiler slows a run down),
+    possibly later and by another runtime version; use each node's share of
+    :meth:`total_ms` rather than its raw time.
+
+    Attributes:
+        runtime: the runtime that profiled (``"onnxruntime"``).
+        runtime_version: its version (it may differ from the timed platform's).
+        runs: profiled runs the medians are taken over.
+        nodes: the kernels in execution order.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    runtime: str
+    runtime_version: str
+    runs: int
+    nodes: tuple[NodeTime, ...]
+
+    def total_ms(self) -> float:
+        """The sum of every node's time.
+
+        Example:
+            >>> NodeProfile(runtime="ort", runtime_version="1", runs=3,
+            ...             nodes=(NodeTime(name="a", op="Conv", ms=1.5),
+            ...                    NodeTime(name="b", op="Relu", ms=0.5))).total_ms()
+            2.0
+        """
+        return float(sum(node.ms for node in self.nodes))
+
+
 class Measurement(BaseModel):
     """One measured (or failed) latency of a model on a platform.
 
@@ -201,6 +263,12 @@ class Measurement(BaseModel):
 
     ``deterministic`` marks an estimator's result (Vela): one exact value, ``stats.n``
     is 1, never a distribution. ``npu`` holds Vela's full estimate.
+
+    ``node_profile`` holds the runtime's per-node times (onnxruntime's profiler, taken
+    after the timed runs when ``MeasureSpec.profile_runs`` asks for it, or added later
+    by ``nnlat dataset profile``); None with ``node_profile_note`` saying why when
+    profiling failed, None without a note when nobody asked for it. A failed profile
+    never fails the measurement.
 
     ``stop_reason`` says why timing stopped (``"ci"``: the median's confidence interval
     reached the target; ``"max_runs"`` / ``"max_time"``: a budget ran out) and
@@ -230,3 +298,5 @@ class Measurement(BaseModel):
     energy_note: str | None = None
     deterministic: bool = False
     npu: NpuEstimate | None = None
+    node_profile: NodeProfile | None = None
+    node_profile_note: str | None = None

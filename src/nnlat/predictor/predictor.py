@@ -120,9 +120,14 @@ def _log_scale(records: Sequence[LatencyRecord], platform: str, target: str) -> 
     return float(np.mean(np.log(values))) if values else 0.0
 
 
-def to_data(features: GraphFeatures, platform: int, latency_ms: float | None = None) -> Data:
+def to_data(
+    features: GraphFeatures,
+    platform: int,
+    latency_ms: float | None = None,
+    node_share: np.ndarray | None = None,
+) -> Data:
     """A PyG graph of ``features`` for the head ``platform`` (target ``y`` if given, in
-    the head's scaled unit).
+    the head's scaled unit; ``node_share``: the per-node auxiliary target, NaN for none).
 
     ``kernel`` holds each node's kernel id. Its name must not contain ``index``: PyG
     would then offset it by the node count when batching, and ids are per graph.
@@ -136,6 +141,8 @@ def to_data(features: GraphFeatures, platform: int, latency_ms: float | None = N
     )
     if latency_ms is not None:
         data.y = torch.tensor([latency_ms], dtype=torch.float32)
+    if node_share is not None:
+        data.node_share = torch.from_numpy(np.asarray(node_share, dtype=np.float32))
     return data
 
 
@@ -227,6 +234,13 @@ class Predictor:
         if unknown := [t for t in targets if t not in TARGET_UNITS]:
             raise PredictorError(f"unknown target {unknown[0]!r}; known: {', '.join(TARGET_UNITS)}")
         settings = settings or TrainSettings()
+        config = dict(config or {})
+        if settings.node_aux_weight > 0:
+            if "node_head" not in NETWORKS.get(network).defaults():
+                raise PredictorError(
+                    f"the {network} network has no node head for node_aux_weight; use nnlp"
+                )
+            config["node_head"] = True
         train_idx, _ = split_by_graph(
             [r.graph_hash for r in records], settings.valid_fraction, settings.seed
         )
@@ -241,7 +255,7 @@ class Predictor:
             node_dim=schema.node_dim,
             global_dim=schema.global_dim,
             platforms=len(heads),
-            **(config or {}),
+            **config,
         )
         torch.manual_seed(settings.seed)
         log_scales = [_log_scale([records[i] for i in train_idx], p, t) for p, t in heads]
@@ -277,8 +291,9 @@ class Predictor:
         if settings.upsample_share > 0:
             repeats = upsample([records[i].family for i in train_idx], settings.upsample_share)
             train_idx = [train_idx[i] for i in repeats]
-        train = [d for i in train_idx for d in self._record_data(records[i])]
-        valid = [d for i in valid_idx for d in self._record_data(records[i])]
+        nodes = settings.node_aux_weight > 0
+        train = [d for i in train_idx for d in self._record_data(records[i], nodes)]
+        valid = [d for i in valid_idx for d in self._record_data(records[i], nodes)]
         if not train:
             raise PredictorError(
                 "no training record carries a target this predictor has a head for"
@@ -297,8 +312,10 @@ class Predictor:
         }
         return result
 
-    def _record_data(self, record: LatencyRecord) -> list[Data]:
-        """One training graph per head of ``record``'s platform whose target it carries."""
+    def _record_data(self, record: LatencyRecord, node_targets: bool = False) -> list[Data]:
+        """One training graph per head of ``record``'s platform whose target it carries;
+        with ``node_targets``, each carries the per-node shares (NaN where none: every
+        node of a record without a profile, and of a memory or energy head)."""
         features = None
         out = []
         for index, (platform, target) in enumerate(self.heads):
@@ -306,7 +323,13 @@ class Predictor:
             if value is None:
                 continue
             features = features or self.schema.encode(record.raw)
-            out.append(to_data(features, index, value / math.exp(self.log_scales[index])))
+            shares = None
+            if node_targets:
+                shares = np.full(len(record.raw.op_types), np.nan)
+                if target == LATENCY and record.node_shares is not None:
+                    shares = record.node_shares
+            scaled = value / math.exp(self.log_scales[index])
+            out.append(to_data(features, index, scaled, shares))
         return out
 
     # -- prediction ---------------------------------------------------------------------

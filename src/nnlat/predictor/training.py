@@ -1,6 +1,9 @@
 """The training loop shared by the graph networks: Adam, a chosen loss, early stopping.
 
-The network outputs log-latency; losses compare latencies (ms). The checkpoint kept is
+The network outputs log-latency; losses compare latencies (ms). With
+``node_aux_weight`` above 0, a network with a node head (NNLP's) also learns each node's
+share of the latency from the runtime's per-node profile (:func:`node_share_loss`). The
+checkpoint kept is
 the epoch with the lowest MAPE on the *validation* graphs, which the caller carves out
 of the training data (:func:`split_by_graph`) — the test set is never looked at.
 """
@@ -21,6 +24,7 @@ from torch import nn
 from torch.utils.data import WeightedRandomSampler
 from torch_geometric.data import Data
 from torch_geometric.loader import DataLoader
+from torch_geometric.utils import scatter
 
 from nnlat.predictor.metrics import mape
 
@@ -61,6 +65,10 @@ class TrainSettings(BaseModel):
             is the mean of the platforms' MAPEs. Without it a platform with few records
             beside one with many is both rarely trained on and barely heard when the
             checkpoint is chosen.
+        node_aux_weight: weight of the auxiliary per-node loss (:func:`node_share_loss`)
+            added to the latency loss; 0 (the default) trains on the latency alone.
+            Above 0 the network needs a node head (NNLP's ``node_head``), and records
+            their ``node_shares``.
         seed: seeds the split, the initial weights and the batch order.
         device: ``cpu``, ``cuda``, or ``auto`` (cuda when available).
     """
@@ -79,6 +87,7 @@ class TrainSettings(BaseModel):
     patience: int = Field(default=25, ge=1)
     valid_fraction: float = Field(default=0.1, ge=0, lt=1)
     balance_platforms: bool = False
+    node_aux_weight: float = Field(default=0.0, ge=0)
     seed: int = 0
     device: str = "auto"
 
@@ -141,6 +150,43 @@ def loss_value(
         # the epsilon keeps the square root's gradient finite at a perfect batch
         return torch.mean(torch.abs(relative)) + alpha * torch.sqrt(torch.mean(error**2) + 1e-12)
     return log_mse + torch.mean(torch.abs(relative))
+
+
+def node_share_loss(
+    predicted: torch.Tensor, target: torch.Tensor, graph_of_node: torch.Tensor
+) -> torch.Tensor:
+    """KL divergence of the predicted from the profiled split of each graph's time, over
+    the nodes that have a target.
+
+    Both the predicted shares (a softmax over each graph's nodes) and the profiled ones
+    (NaN where a node has no target: fused away, not matched, or no profile) are
+    renormalised over the nodes with a target, so nodes without one neither count nor
+    pull their neighbours' shares. Graphs without targets add nothing.
+
+    Args:
+        predicted: per node, its predicted share of its graph's latency.
+        target: per node, its profiled share, NaN for no target.
+        graph_of_node: per node, its graph's index in the batch.
+
+    Returns:
+        The mean over graphs with targets (0 when none has).
+
+    Example:
+        >>> graphs = torch.tensor([0, 0, 1, 1])
+        >>> same = torch.tensor([0.25, 0.75, 0.5, 0.5])
+        >>> float(node_share_loss(same, torch.tensor([1.0, 3.0, float("nan"), 2.0]), graphs))
+        0.0
+    """
+    known = ~torch.isnan(target)
+    if not bool(known.any()):
+        return predicted.sum() * 0.0  # keeps the graph: backward() needs a grad_fn
+    graphs = graph_of_node[known]
+    p, t = predicted[known], target[known]
+    p = p / scatter(p, graphs, reduce="sum")[graphs]
+    t = t / scatter(t, graphs, reduce="sum")[graphs]
+    per_node = torch.xlogy(t, t) - t * torch.log(p + 1e-12)
+    count = int(torch.unique(graphs).numel())
+    return per_node.sum() / count
 
 
 def seed_everything(seed: int) -> None:
@@ -328,7 +374,13 @@ def train_network(
             batch = batch.to(device)
             optimiser.zero_grad()
             unit_of = unit[batch.platform]
-            loss = loss_value(settings.loss, net(batch), batch.y, settings.alpha_mse, unit_of)
+            if settings.node_aux_weight > 0:
+                log_pred, shares = net.forward_with_nodes(batch)
+                loss = loss_value(settings.loss, log_pred, batch.y, settings.alpha_mse, unit_of)
+                aux = node_share_loss(shares, batch.node_share, batch.batch)
+                loss = loss + settings.node_aux_weight * aux
+            else:
+                loss = loss_value(settings.loss, net(batch), batch.y, settings.alpha_mse, unit_of)
             loss.backward()
             optimiser.step()
             total += float(loss.detach()) * batch.num_graphs

@@ -109,13 +109,21 @@ def without_npu_layers(measurement: Measurement) -> Measurement:
     return measurement.model_copy(update={"npu": measurement.npu.model_copy(update={"layers": ()})})
 
 
+def _lacks_profile() -> sa.ColumnElement[bool]:
+    """True for rows without a node profile: SQL NULL, or a JSON null (what a JSON column
+    that does not map None to NULL writes; SQLite and MySQL keep the two apart)."""
+    text = sa.cast(MeasurementRow.node_profile, sa.Text)
+    return sa.func.coalesce(text, "null") == "null"
+
+
 def import_chunk(
     session: Session,
     chunk: Sequence[tuple[StoredModel, Sequence[Measurement]]],
     platform_ids: Mapping[str, int],
     source: str,
 ) -> dict[str, int]:
-    """Add models and measurements not yet stored; keep every measurement already stored.
+    """Add models and measurements not yet stored; keep every measurement already stored,
+    only giving a stored one without a node profile the imported one's.
 
     Args:
         session: the open transaction.
@@ -136,16 +144,23 @@ def import_chunk(
         for row in session.scalars(sa.select(ModelRow).where(ModelRow.graph_hash.in_(hashes)))
     }
     stored: dict[int, set[MeasurementKey]] = {row.id: set() for row in rows.values()}
+    # Stored rows without a node profile, by key: an imported profile fills the gap
+    # (profiles added by `nnlat dataset profile` elsewhere), nothing else is replaced.
+    unprofiled: dict[tuple[int, MeasurementKey], int] = {}
     if stored:
         keys = sa.select(
+            MeasurementRow.id,
             MeasurementRow.model_id,
             MeasurementRow.platform_id,
             MeasurementRow.batch_size,
             MeasurementRow.input_shapes_hash,
             MeasurementRow.protocol_version,
+            _lacks_profile(),
         ).where(MeasurementRow.model_id.in_(list(stored)))
-        for model_id, platform_id, batch_size, shapes_hash, protocol in session.execute(keys):
-            stored[model_id].add((platform_id, batch_size, shapes_hash, protocol))
+        for row_id, model_id, platform_id, batch, shapes, protocol, bare in session.execute(keys):
+            stored[model_id].add((platform_id, batch, shapes, protocol))
+            if bare:
+                unprofiled[model_id, (platform_id, batch, shapes, protocol)] = row_id
 
     counts = dict.fromkeys(
         ("models_read", "models_added", "measurements_read", "measurements_added"), 0
@@ -164,7 +179,8 @@ def import_chunk(
     stored.update((row.id, set()) for row in new_models)
     counts["models_added"] = len(new_models)
 
-    new_rows = []
+    new_rows: list[dict[str, Any]] = []
+    profiled: list[dict[str, Any]] = []
     for model, measurements in chunk:
         counts["models_read"] += 1
         counts["measurements_read"] += len(measurements)
@@ -185,9 +201,27 @@ def import_chunk(
             if key not in stored[model_id]:
                 stored[model_id].add(key)
                 new_rows.append({"model_id": model_id, "platform_id": key[0], **values})
+            elif measurement.node_profile is not None and (model_id, key) in unprofiled:
+                profiled.append(
+                    {
+                        "row_id": unprofiled.pop((model_id, key)),
+                        "profile": values["node_profile"],
+                        "note": values["node_profile_note"],
+                    }
+                )
     if new_rows:
         session.execute(sa.insert(MeasurementRow), new_rows)
         counts["measurements_added"] = len(new_rows)
+    if profiled:
+        update = (
+            sa.update(MeasurementRow)
+            .where(MeasurementRow.id == sa.bindparam("row_id"))
+            .values(
+                node_profile=sa.bindparam("profile", type_=MeasurementRow.node_profile.type),
+                node_profile_note=sa.bindparam("note"),
+            )
+        )
+        session.connection().execute(update, profiled)
     return counts
 
 

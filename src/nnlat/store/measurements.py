@@ -13,7 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
-from nnlat.measure.types import Measurement
+from nnlat.measure.types import Measurement, NodeProfile
 from nnlat.store.errors import StoreError
 from nnlat.store.keys import canonical_input_shapes, input_shapes_hash
 from nnlat.store.rows import measurement_values, measurements_query
@@ -89,6 +89,34 @@ def put_measurement(
         )
     else:
         return False
+    return True
+
+
+def set_node_profile(
+    session: Session, measurement: Measurement, profile: NodeProfile | None, note: str | None
+) -> bool:
+    """Write the profile columns of the stored row with ``measurement``'s cache key.
+
+    Returns:
+        True if a row was updated, False if none has that key.
+    """
+    query = find_query(
+        measurement.graph_hash,
+        measurement.platform,
+        measurement.batch_size,
+        measurement.input_shapes,
+        measurement.protocol_version,
+    )
+    found = session.execute(query).first()
+    if found is None:
+        return False
+    values = {
+        "node_profile": profile.model_dump(mode="json") if profile is not None else None,
+        "node_profile_note": note,
+    }
+    session.execute(
+        sa.update(MeasurementRow).where(MeasurementRow.id == found[0].id).values(**values)
+    )
     return True
 
 

@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from nnlat.graph.hashing import graph_key
 from nnlat.graph.ir import Graph
-from nnlat.measure.types import PROTOCOL_VERSION, Measurement, Status
+from nnlat.measure.types import PROTOCOL_VERSION, Measurement, NodeProfile, Status
 from nnlat.platform import Platform
 from nnlat.store import exchange, statistics
 from nnlat.store.database import Database
@@ -35,6 +35,7 @@ from nnlat.store.measurements import (
     list_query,
     measured_query,
     put_measurement,
+    set_node_profile,
 )
 from nnlat.store.records import ImportReport, PlatformRecord, StoredModel, StoreStats
 from nnlat.store.rows import (
@@ -401,6 +402,27 @@ class Store:
         query = query.offset(offset).limit(limit)
         with self.database.transaction("list measurements") as session:
             return [to_measurement(*found) for found in session.execute(query)]
+
+    def add_node_profile(
+        self, measurement: Measurement, profile: NodeProfile | None, note: str | None = None
+    ) -> bool:
+        """Attach per-node times (or why there are none) to a stored measurement.
+
+        Only the profile columns of the row with ``measurement``'s cache key change; its
+        latency stays as timed.
+
+        Args:
+            measurement: the stored result (its cache key is what is used).
+            profile: the per-node times, or None with ``note`` saying why.
+            note: why profiling failed.
+
+        Returns:
+            True if a stored row was updated, False if no row has that key.
+        """
+        action = f"store the node profile of {measurement.graph_hash} on {measurement.platform}"
+        return self.database.write(
+            action, lambda session: set_node_profile(session, measurement, profile, note)
+        )
 
     def measured_hashes(
         self,

@@ -174,6 +174,9 @@ class MeasurementRow(Base):
     energy_note: Mapped[str | None] = mapped_column(sa.Text)
     deterministic: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
     npu: Mapped[dict[str, Any] | None] = mapped_column(sa.JSON)
+    # SQL NULL, not JSON null, when there is none: "which rows lack a profile" is a query.
+    node_profile: Mapped[dict[str, Any] | None] = mapped_column(sa.JSON(none_as_null=True))
+    node_profile_note: Mapped[str | None] = mapped_column(sa.Text)
     source: Mapped[str] = mapped_column(sa.Text)
     environment: Mapped[dict[str, str]] = mapped_column(sa.JSON)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)

@@ -11,6 +11,7 @@ METRIC_TITLES = {
     "acc_1": "Acc(1 %) ↑",
     "acc_5": "Acc(5 %) ↑",
     "acc_10": "Acc(10 %) ↑",
+    "acc_25": "Acc(25 %) ↑",
 }
 
 

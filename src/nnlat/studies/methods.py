@@ -11,7 +11,9 @@ Graph networks (:class:`~nnlat.predictor.estimator.GraphEstimator`):
 
 * ``nnlp`` and ``nnlp-<readout>`` (NNLQP's NNLP; ``nnlp-sum`` is the paper's sum
   readout), ``brpnas``, ``kernel-sage`` (NNLQP's "TPU" baseline), and the ablations of
-  NNLQP Table 4: ``nnlp-wo-node``, ``nnlp-wo-gnn``, ``nnlp-wo-static``. They train with
+  NNLQP Table 4: ``nnlp-wo-node``, ``nnlp-wo-gnn``, ``nnlp-wo-static``; and
+  ``nnlp-node-aux<w>``: NNLP with a node head that also learns each node's share of the
+  profiled time, the auxiliary loss weighted ``w`` (:data:`NODE_AUX_WEIGHTS`). They train with
   the study's settings; ``nnlp*`` and ``kernel-sage`` also take its ``config``
   (``--hidden``), BRP-NAS keeps the paper's sizes.
 * ``gcn`` is the BRP-NAS GCN as Yue (2021) has it (no static features, the paper's
@@ -172,15 +174,25 @@ class LiveCells:
         return self.inner_.predict(self._live(records))
 
 
-def _network(name: str, overrides: Mapping[str, object], configurable: bool = True) -> Method:
-    """A graph network trained with the study's settings (and its ``config`` if allowed)."""
+def _network(
+    name: str,
+    overrides: Mapping[str, object],
+    configurable: bool = True,
+    training: Mapping[str, object] | None = None,
+) -> Method:
+    """A graph network trained with the study's settings (``training`` overriding some),
+    and its ``config`` if allowed."""
 
     def build(context: MethodContext) -> LatencyEstimator:
         config = {**context.config, **overrides} if configurable else dict(overrides)
-        return GraphEstimator(name, config, context.settings, context.random_state)
+        settings = context.settings.model_copy(update=dict(training or {}))
+        return GraphEstimator(name, config, settings, context.random_state)
 
     return Method(build, trains_epochs=True)
 
+
+# Weights of the auxiliary per-node loss of the ``nnlp-node-aux<w>`` methods.
+NODE_AUX_WEIGHTS = (0.1, 1.0)
 
 # BRP-NAS's training configuration (Yue 2021, §4.1), batch size 10.
 PAPER_SETTINGS = TrainSettings(
@@ -278,6 +290,10 @@ def _register() -> None:
         "nnlp-wo-node": _network("nnlp", {"node_features": False}),
         "nnlp-wo-gnn": _network("nnlp", {"gnn": False}),
         "nnlp-wo-static": _network("nnlp", {"static_features": False}),
+        **{
+            f"nnlp-node-aux{w:g}": _network("nnlp", {}, training={"node_aux_weight": w})
+            for w in NODE_AUX_WEIGHTS
+        },
     }
     paper = {
         "gcn": _paper_gcn(PAPER_GCN),

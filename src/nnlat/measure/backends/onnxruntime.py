@@ -13,6 +13,10 @@ Sessions run sequentially with ``intra_op_num_threads = threads`` (the runtime d
 when threads is None) and one inter-op thread; with one thread the inference runs on the
 caller's thread: the reference platform of nnlat.
 
+Per-node times come from onnxruntime's profiler, in a session of its own
+(:func:`profile_model`): profiling slows every run down, so it never touches the timed
+session; :mod:`nnlat.measure.node_profile` reads the trace.
+
 onnxruntime is imported inside the methods, so importing this module is cheap.
 """
 
@@ -20,6 +24,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.metadata
+import json
 import logging
 import tempfile
 import time
@@ -32,7 +38,8 @@ import numpy as np
 from nnlat.measure.backends.base import Availability, RunResult, cpu_platform, graph_for
 from nnlat.measure.backends.timed_model import NORMAL_FORM, TimedModel, timed_model
 from nnlat.measure.inputs import random_inputs
-from nnlat.measure.types import MeasureSpec
+from nnlat.measure.node_profile import trace_node_times
+from nnlat.measure.types import MeasureSpec, NodeProfile, NodeTime
 from nnlat.platform import Platform
 
 CALIBRATION_SAMPLES = 8
@@ -42,8 +49,12 @@ QDQ_MIN_OPSET = 13  # per-channel DequantizeLinear (its axis attribute) needs op
 class OrtPrepared:
     """An ``onnxruntime.InferenceSession`` ready to be timed."""
 
-    def __init__(self, session: Any, timed: TimedModel | None = None) -> None:
+    def __init__(
+        self, session: Any, timed: TimedModel | None = None, model_bytes: bytes = b""
+    ) -> None:
         self.session = session
+        self.model_bytes = model_bytes
+        self.threads = session.get_session_options().intra_op_num_threads or None
         self.timed_form = timed.form if timed is not None else NORMAL_FORM
         self._timed = timed
         self._output_names = [o.name for o in session.get_outputs()]
@@ -63,6 +74,11 @@ class OrtPrepared:
         """The session's ``intra_op_num_threads`` (None for the runtime default)."""
         threads = self.session.get_session_options().intra_op_num_threads
         return threads or None
+
+    def profile(self, inputs: Mapping[str, np.ndarray], runs: int) -> NodeProfile:
+        """Per-node times of ``runs`` profiled runs, in a new session (after :meth:`close`
+        too: the model is kept)."""
+        return profile_model(self.model_bytes, self.threads, inputs, runs)
 
     def close(self) -> None:
         """Drop the session."""
@@ -117,8 +133,13 @@ class OrtBackend:
 
     def prepare(self, model: Any, platform: Platform, spec: MeasureSpec) -> OrtPrepared:
         """Pick the model to time, quantize it for int8, and create the session."""
-        import onnxruntime as ort
+        data, timed = self.model_bytes(model, platform, spec)
+        return OrtPrepared(_session(data, platform.threads), timed, data)
 
+    def model_bytes(
+        self, model: Any, platform: Platform, spec: MeasureSpec
+    ) -> tuple[bytes, TimedModel]:
+        """The serialised model a session of ``platform`` runs (quantized for int8)."""
         graph = graph_for(model, spec)
         timed = timed_model(graph, spec.seed)
         proto = timed.proto
@@ -129,14 +150,63 @@ class OrtBackend:
             data = _quantize(proto, graph, spec.seed)
         else:
             data = proto.SerializeToString()
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = platform.threads or 0
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.log_severity_level = 3  # errors only: warnings about unused initializers
-        session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
-        return OrtPrepared(session, timed)
+        return data, timed
+
+
+def _session(data: bytes, threads: int | None, profile_prefix: str | None = None) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads or 0
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.log_severity_level = 3  # errors only: warnings about unused initializers
+    if profile_prefix is not None:
+        options.enable_profiling = True
+        options.profile_file_prefix = profile_prefix
+    return ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+
+
+def profile_model(
+    data: bytes, threads: int | None, inputs: Mapping[str, np.ndarray], runs: int
+) -> NodeProfile:
+    """onnxruntime's per-node times of a model: one warm-up run, then ``runs`` profiled.
+
+    Args:
+        data: the serialised model (as :meth:`OrtBackend.model_bytes` makes it).
+        threads: intra-op threads (None: the runtime's default).
+        inputs: its inputs.
+        runs: profiled runs; each node's time is its median over them.
+
+    Returns:
+        The profile, names and operators as the runtime reports them (no node attributed
+        yet: :func:`nnlat.measure.node_profile.attribute`).
+
+    Example:
+        >>> from nnlat.graph import load
+        >>> from nnlat.measure.inputs import materialize_weights
+        >>> from nnlat.testing import tiny_model
+        >>> graph = load(tiny_model())
+        >>> data = materialize_weights(graph.onnx_bytes, 0).SerializeToString()
+        >>> profile = profile_model(data, 1, random_inputs(graph, 0), 2)
+        >>> profile.runs, profile.total_ms() > 0
+        (2, True)
+    """
+    with tempfile.TemporaryDirectory(prefix="nnlat-profile-") as tmp:
+        session = _session(data, threads, str(Path(tmp) / "ort"))
+        feed = dict(inputs)
+        for _ in range(runs + 1):
+            session.run(None, feed)
+        trace = Path(session.end_profiling())
+        events = json.loads(trace.read_text())
+    times = trace_node_times(events, skip_runs=1)
+    return NodeProfile(
+        runtime="onnxruntime",
+        runtime_version=importlib.metadata.version("onnxruntime"),
+        runs=runs,
+        nodes=tuple(NodeTime(name=name, op=op, ms=ms) for name, op, ms in times),
+    )
 
 
 @functools.cache

@@ -7,6 +7,12 @@ is the *unified graph embedding*; each platform has its own head of fully connec
 layers with ReLU and dropout on the shared backbone. A head outputs the log of the
 latency (in ms): positive latencies and relative errors come for free.
 
+An optional node head (``NnlpConfig.node_head``) reads every node's embedding, its own
+features and the graph's, and scores the node; a softmax over each graph's nodes is the
+predicted share of the latency each node takes. Trained against the runtime's per-node
+profile (``TrainSettings.node_aux_weight``), it is an auxiliary task only: the latency
+heads never read it, and prediction does not compute it.
+
 The paper pools with a sum; nnlat's default is the mean (``NnlpConfig.readout``): a
 sum grows with the node count, and graphs larger than the training ones were
 overpredicted many times over (docs/predictor.md, "The mean readout").
@@ -22,7 +28,7 @@ from typing import Literal
 import torch
 from torch import nn
 from torch_geometric.nn import SAGEConv, global_add_pool, global_mean_pool
-from torch_geometric.utils import to_torch_csr_tensor
+from torch_geometric.utils import softmax, to_torch_csr_tensor
 
 # How node embeddings become one vector per graph (NnlpConfig.readout).
 Readout = Literal["mean", "sum", "log-sum", "mean-log-sum", "additive"]
@@ -68,6 +74,8 @@ class NnlpConfig:
             ``additive`` (a head per node reads its embedding, its own features and the
             graph's, and outputs that node's share of the latency; the shares are
             summed). See :class:`Nnlp` for why.
+        node_head: add the node head (per-node share of the latency) for the auxiliary
+            per-node target; not with the ``additive`` readout.
     """
 
     node_dim: int
@@ -80,6 +88,7 @@ class NnlpConfig:
     gnn: bool = True
     static_features: bool = True
     readout: Readout = "mean"
+    node_head: bool = False
 
     @property
     def embedding_dim(self) -> int:
@@ -90,6 +99,13 @@ class NnlpConfig:
         if self.readout == "additive" and self.node_features and self.gnn:
             nodes += self.node_dim
         return nodes + (self.global_dim if self.static_features else 0)
+
+    @property
+    def node_vector_dim(self) -> int:
+        """Width of what the node head reads: the embedding, the node's own features and
+        the graph's static features."""
+        nodes = self.hidden if self.node_features and self.gnn else 0
+        return nodes + self.node_dim + (self.global_dim if self.static_features else 0)
 
     def to_dict(self) -> dict[str, object]:
         """JSON-able form, for checkpoint sidecars."""
@@ -133,6 +149,8 @@ class Nnlp(nn.Module):
             raise ValueError("NNLP needs node features or static features")
         if config.readout == "additive" and not config.node_features:
             raise ValueError("an additive readout needs node features")
+        if config.node_head and (config.readout == "additive" or not config.node_features):
+            raise ValueError("a node head needs node features and a pooled readout")
         if config.readout in ("log-sum", "mean-log-sum") and not config.gnn:
             raise ValueError(f"a {config.readout} readout needs the GNN's non-negative embeddings")
         dims = [config.node_dim] + [config.hidden] * config.layers
@@ -145,6 +163,8 @@ class Nnlp(nn.Module):
             else nn.ModuleList()
         )
         self.heads = nn.ModuleList(self._head() for _ in range(config.platforms))
+        if config.node_head:
+            self.node_head = latency_head(config.node_vector_dim, config.hidden, config.dropout)
 
     def _head(self) -> nn.Module:
         return latency_head(self.config.embedding_dim, self.config.hidden, self.config.dropout)
@@ -165,14 +185,40 @@ class Nnlp(nn.Module):
             x = torch.relu(conv(x, edges))
         return x
 
-    def embed(self, batch: torch.Tensor) -> torch.Tensor:
-        """The unified graph embedding: pooled node embeddings ⊕ static features."""
+    def embed(self, batch: torch.Tensor, nodes: torch.Tensor | None = None) -> torch.Tensor:
+        """The unified graph embedding: pooled node embeddings ⊕ static features
+        (``nodes``: the node embeddings, when computed already)."""
         parts = []
         if self.config.node_features:
-            parts.append(self._pool(self.node_embeddings(batch), batch.batch))
+            nodes = self.node_embeddings(batch) if nodes is None else nodes
+            parts.append(self._pool(nodes, batch.batch))
         if self.config.static_features:
             parts.append(batch.global_x)
         return torch.cat(parts, dim=1)
+
+    def forward_with_nodes(self, batch: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Log-latency per graph and each node's predicted share of it (the node head's
+        softmax over the nodes of its graph); needs ``node_head``.
+
+        Example:
+            >>> from torch_geometric.data import Batch, Data
+            >>> net = Nnlp(NnlpConfig(node_dim=4, global_dim=2, platforms=1, hidden=8,
+            ...                       layers=2, node_head=True))
+            >>> g = Data(x=torch.ones(3, 4), edge_index=torch.tensor([[0, 1], [1, 2]]),
+            ...          global_x=torch.zeros(1, 2), platform=torch.tensor([0]))
+            >>> latency, shares = net.forward_with_nodes(Batch.from_data_list([g, g]))
+            >>> latency.shape, round(float(shares.sum()), 4)
+            (torch.Size([2]), 2.0)
+        """
+        if not self.config.node_head:
+            raise ValueError("this NNLP has no node head (NnlpConfig.node_head)")
+        nodes = self.node_embeddings(batch)
+        latency = self._through_heads(self.embed(batch, nodes), batch.platform)
+        parts = [nodes, batch.x] if self.convs else [batch.x]
+        if self.config.static_features:
+            parts.append(batch.global_x[batch.batch])
+        scores = self.node_head(torch.cat(parts, dim=1)).squeeze(-1)
+        return latency, softmax(scores, batch.batch)
 
     def _pool(self, nodes: torch.Tensor, graph_of_node: torch.Tensor) -> torch.Tensor:
         # The heads read log-scaled static features and output log-latency, but a sum of
