@@ -65,6 +65,9 @@ class Farm:
             "NNLAT_MEASURE_MAX_TIME_S": "3",
             "NNLAT_JOB_RETRIES": "2",
             "NNLAT_RETRY_BACKOFF_S": "0.5",
+            # 16 uploads at once are 16 capped loading children on a 2-core host: the default
+            # 120 s per upload is about a hostile file, not about a busy test machine
+            "NNLAT_UPLOAD_TIME_S": "600",
         }
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self.url = ""
