@@ -11,7 +11,15 @@ from typer.testing import CliRunner
 
 from nnlat.cli.main import app
 from nnlat.errors import NnlatError
-from nnlat.predictor.onboard import KINDS, ONBOARD_DIR_ENV, load, onboard, roofline_ms
+from nnlat.predictor.onboard import (
+    KINDS,
+    ONBOARD_DIR_ENV,
+    _line,
+    load,
+    onboard,
+    roofline_ms,
+    saved_path,
+)
 from nnlat.zoo import get_family
 
 pytest.importorskip("ethosu.vela")
@@ -27,13 +35,29 @@ def kws_model(seed: int) -> bytes:
 
 def test_onboarding_scales_the_roofline_to_the_shots(tmp_path: Path) -> None:
     shots = [("kws:1", kws_model(1)), ("kws:2", kws_model(2))]
-    result = onboard(NPU, folder=tmp_path, models=shots, estimate_ms=lambda t: 1.0)
-    assert set(result.rates) == set(KINDS) and result.shots == 2
-    # every shot measured 1 ms: the scale is the median of 1 / roofline
-    ratios = sorted(1.0 / roofline_ms(t, result.rates) for _, t in shots)
+    # a stand-in device: a model's size in MB as its latency (a chain of workloads is
+    # larger than one, so every operator costs something)
+    result = onboard(NPU, folder=tmp_path, models=shots, estimate_ms=lambda t: len(t) / 1e6)
+    assert set(result.rates) == set(result.overheads) == set(KINDS) and result.shots == 2
+    # the scale is the median of measured / roofline over the shots
+    ratios = sorted(len(t) / 1e6 / roofline_ms(t, result.rates, result.overheads) for _, t in shots)
     assert result.scale == pytest.approx(sum(ratios) / 2)
     assert load(NPU, tmp_path) == result
     assert load("another-platform", tmp_path) is None
+
+
+def test_two_sizes_give_a_rate_and_a_fixed_time_per_operator() -> None:
+    rate, fixed = _line([(1000, 0.3), (9000, 1.1)])  # 0.2 ms + 1000 per 0.1 ms
+    assert rate == pytest.approx(10_000) and fixed == pytest.approx(0.2)
+    # a larger workload relatively faster than a line allows: no negative fixed time
+    assert _line([(1000, 0.05), (9000, 0.9)]) == pytest.approx((10_000, 0.0))
+    assert _line([(1000, 0.5)]) == pytest.approx((2000, 0.0))
+
+
+def test_an_older_onboarding_file_says_to_onboard_again(tmp_path: Path) -> None:
+    saved_path(NPU, tmp_path).write_text(json.dumps({"platform": NPU, "version": 1}))
+    with pytest.raises(NnlatError, match="run `nnlat onboard -p"):
+        load(NPU, tmp_path)
 
 
 def test_only_vela_platforms_can_be_onboarded(tmp_path: Path) -> None:
