@@ -7,10 +7,10 @@ space:
 
 1. **characterise**: every workload of :data:`WORKLOADS` — one operator kind each (3×3 and
    1×1 convolution, depthwise convolution, dense, a weight-streaming dense at batch 1,
-   batched matmul, element-wise add, average pool, softmax, slice), at two sizes, alone
-   and (most kinds) as a chain of :data:`CHAIN`, written by the direct int8 writer, no
-   TensorFlow — is estimated by Vela on the platform. Per kind, a line through the two
-   sizes gives the device's rate (MACs, bytes or parameters per ms) and the fixed time
+   batched matmul, element-wise add, average pool, softmax, slice), at two or three
+   sizes, alone and (most kinds) as a chain of :data:`CHAIN`, written by the direct int8
+   writer, no TensorFlow — is estimated by Vela on the platform. Per kind, a line through
+   the sizes gives the device's rate (MACs, bytes or parameters per ms) and the fixed time
    each operator pays (:func:`characterise`); the chain gives what an operator costs
    inside a network rather than as a whole model;
 2. **measure** K models of nnlat's choice (:data:`SHOT_MODELS`: EdgeDLPerf-space networks
@@ -180,8 +180,10 @@ WORKLOADS: dict[str, tuple[Network, str, bool]] = {
     "conv3x3_small": (_conv(8, 16, 3), "conv", True),
     "conv1x1": (_conv(32, 64, 1), "conv", True),
     "conv1x1_small": (_conv(8, 32, 1), "conv", True),
+    "conv1x1_wide": (_conv(8, 256, 1), "conv", True),
     "depthwise": (_depthwise(32, 64), "depthwise", True),
     "depthwise_small": (_depthwise(8, 32), "depthwise", True),
+    "depthwise_wide": (_depthwise(8, 256), "depthwise", True),
     "dense": (_dense(64, 256), "matmul", True),
     "dense_small": (_dense(16, 64), "matmul", True),
     "batch_matmul": (_batch_matmul(64), "batch_matmul", True),
@@ -202,12 +204,14 @@ WORKLOADS: dict[str, tuple[Network, str, bool]] = {
 Two sizes per kind, a small one and one of the size networks use: a line through them
 gives the rate and the fixed time every operator of that kind pays on the device (command
 setup, a DMA's latency), which one size alone folds into the rate — wrong for the many
-small operators of keyword-spotting networks. A chained kind is measured alone and as a
-chain of :data:`CHAIN` operators; the difference is what one more operator costs *inside*
-a network, where its input and output stay in the working memory, rather than what a
-one-operator model costs with its input and output in the arena (off-chip on a
-dedicated-SRAM configuration). Pools and slices run once, near the graph's ends, and are
-measured alone."""
+small operators of keyword-spotting networks. Convolutions and depthwise convolutions have
+a third, *wide* one (an 8×8 map, 256 channels): the late layers of real networks do few
+MACs per weight or per input byte, and a rate from large maps alone overstates them. A
+chained kind is measured alone and as a chain of :data:`CHAIN` operators; the difference
+is what one more operator costs *inside* a network, where its input and output stay in
+the working memory, rather than what a one-operator model costs with its input and output
+in the arena (off-chip on a dedicated-SRAM configuration). Pools and slices run once, near
+the graph's ends, and are measured alone."""
 CHAIN = 3
 
 
@@ -425,9 +429,9 @@ def characterise(
     A compute workload's amount is its MACs; a weights workload's (a dense layer at batch
     1) its parameters; the others' (add, pool, softmax, slice) their bytes (a slice's: the
     bytes it keeps). A chained workload's latency is the chain's minus the lone
-    operator's, per added operator. Each kind has workloads at two sizes, and ``latency =
-    fixed + amount / rate`` is fitted through them (:func:`_line`): 36 Vela runs of
-    models of one to three operators.
+    operator's, per added operator. Each kind has workloads at two sizes (or three), and
+    ``latency = fixed + amount / rate`` is fitted through them (:func:`_line`): 40 Vela
+    runs of models of one to three operators.
 
     Args:
         platform: for error messages.
