@@ -86,7 +86,7 @@ lines = [
     "Models: int8 TFLite networks of the EdgeDLPerf-like spaces "
     f"({', '.join(SPACES)}), none in NAS-Bench-201 and none among the shots. Truth: Vela's "
     "estimate on the device. Predictor: `nnlat onboard` (per kind, a rate and a fixed time "
-    "per operator from workloads at two sizes; the operators' times summed, scaled by the "
+    "per operator from workloads at two or three sizes; the operators' times summed, scaled by the "
     "median ratio of the K shots).",
 ]
 for set_name, base, per in sets:

@@ -54,10 +54,17 @@ def test_two_sizes_give_a_rate_and_a_fixed_time_per_operator() -> None:
     assert _line([(1000, 0.5)]) == pytest.approx((2000, 0.0))
 
 
-def test_an_older_onboarding_file_says_to_onboard_again(tmp_path: Path) -> None:
+def test_an_older_onboarding_file_says_to_onboard_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     saved_path(NPU, tmp_path).write_text(json.dumps({"platform": NPU, "version": 1}))
     with pytest.raises(NnlatError, match="run `nnlat onboard -p"):
         load(NPU, tmp_path)
+    monkeypatch.setenv(ONBOARD_DIR_ENV, str(tmp_path))
+    model = tmp_path / "other.tflite"
+    model.write_bytes(kws_model(3))
+    predicted = runner.invoke(app, ["predict", str(model), "-p", NPU])
+    assert predicted.exit_code != 0 and "nnlat onboard" in predicted.output
 
 
 def test_only_vela_platforms_can_be_onboarded(tmp_path: Path) -> None:
@@ -69,7 +76,9 @@ def test_onboard_then_predict_any_model(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv(ONBOARD_DIR_ENV, str(tmp_path))
     done = runner.invoke(app, ["onboard", "-p", NPU, "--shots", "1", "--json"])
     assert done.exit_code == 0, done.output
-    assert json.loads(done.output)["shot_models"] == ["cnn-kws:900001"]
+    saved = json.loads(done.output)
+    assert saved["shot_models"] == ["cnn-kws:900001"]
+    assert set(saved["overheads_ms"]) == set(KINDS)
     model = tmp_path / "other.tflite"
     model.write_bytes(kws_model(3))
     predicted = runner.invoke(app, ["predict", str(model), "-p", NPU, "--json"])

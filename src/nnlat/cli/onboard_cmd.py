@@ -20,7 +20,8 @@ def onboard_command(
 ) -> None:
     """Onboard PLATFORM from K measurements; then `nnlat predict MODEL -p PLATFORM` works.
 
-    Characterises the platform (one-operator workloads estimated on it), measures K models
+    Characterises the platform (workloads of one operator kind at two or three sizes
+    estimated on it: a rate and a fixed time per operator, per kind), measures K models
     of nnlat's choice, fits the scale, and saves the result in the user's predictor
     directory ($NNLAT_ONBOARD_DIR, else the user data directory's onboarded/). Vela
     (Ethos-U) platforms only: a CPU platform would need its workloads timed.
@@ -42,6 +43,7 @@ def onboard_command(
                 "shot_ms": list(result.shot_ms),
                 "scale": result.scale,
                 "rates": result.rates,
+                "overheads_ms": result.overheads,
                 "seconds": result.seconds,
                 "saved": str(saved),
             }
