@@ -283,7 +283,12 @@ def save(onboarding: Onboarding, folder: Path | None = None) -> Path:
 
 
 def load(platform: str, folder: Path | None = None) -> Onboarding | None:
-    """The saved onboarding of ``platform``, or None if it was never onboarded."""
+    """The saved onboarding of ``platform``, or None if it was never onboarded.
+
+    Raises:
+        NnlatError: the file was saved in another onboarding format (version 1 had no
+            fixed times): onboarding again is the fix, and the message says so.
+    """
     path = saved_path(platform, folder)
     if not path.is_file():
         return None
