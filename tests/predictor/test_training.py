@@ -91,6 +91,13 @@ def test_balanced_validation_averages_the_platforms_mapes() -> None:
     assert validation_mape(OneMillisecond(), valid, per_platform=True) == pytest.approx(0.25)
 
 
+def test_the_median_head_ignores_one_noisy_head() -> None:
+    # Heads 0 and 1 exact, head 2 (a noise target) 300 % off: the median is 0.
+    valid = graphs({0: 4, 1: 4, 2: 4}, {2: 0.25})
+    assert validation_mape(OneMillisecond(), valid, per_platform=False) == pytest.approx(1.0)
+    assert validation_mape(OneMillisecond(), valid, False, median_head=True) == 0.0
+
+
 class LogBias(nn.Module):
     """Predicts one trainable log-target for every graph, starting at ``start``."""
 

@@ -19,7 +19,8 @@ Graph networks (:class:`~nnlat.predictor.estimator.GraphEstimator`):
 * ``gcn`` is the BRP-NAS GCN as Yue (2021) has it (no static features, the paper's
   training configuration: AdamW with weight decay 5e-4, lr 8e-4 halved after 10 epochs
   without progress, batch 10, 250 epochs, patience 35, an L1 relative loss), taking only
-  the study's seed, validation share and, when the study sets them, epochs;
+  the study's seed, validation share and, when the study sets them, epochs
+  and epoch-selection rule;
   ``gcn-identity`` and ``gcn-random`` are the ablations of Yue's Table 4;
   ``gcn-directed`` convolves along the data flow only; ``gcn-b1`` trains as the authors'
   released code does (batch 1, lr 4e-4); ``gcn-b4`` the same at batch 4 (Yue's Table 6);
@@ -210,12 +211,12 @@ PAPER_GCN: dict[str, object] = {"static_features": False}
 # The authors' released code trains one graph per step at half the rate (Yue 2021, §4.1).
 AUTHORS_CODE = {"batch_size": 1, "lr": 4e-4}
 # What a study's settings may change of a paper configuration.
-_STUDY_FIELDS = ("seed", "valid_fraction", "epochs")
+_STUDY_FIELDS = ("seed", "valid_fraction", "epochs", "median_head_selection")
 
 
 def _paper_gcn(config: Mapping[str, object], settings: TrainSettings = PAPER_SETTINGS) -> Method:
     """The BRP-NAS GCN in a fixed configuration, given the study's seed, validation share
-    and (when the study set them) epochs."""
+    and (when the study set them) epochs and epoch-selection rule."""
 
     def build(context: MethodContext) -> LatencyEstimator:
         study = context.settings
@@ -239,7 +240,15 @@ PERFSAGE_SETTINGS = TrainSettings(
 # a generalised run goes to NaN on the ViT graphs (see PerfSageConfig.norm).
 PERFSAGE_CONFIG: dict[str, object] = {"norm": True}
 # What a study's settings may change of PerfSAGE's training.
-_PERFSAGE_STUDY_FIELDS = ("seed", "valid_fraction", "epochs", "patience", "batch_size", "device")
+_PERFSAGE_STUDY_FIELDS = (
+    "seed",
+    "valid_fraction",
+    "epochs",
+    "patience",
+    "batch_size",
+    "device",
+    "median_head_selection",
+)
 # The α values of the hybrid-loss sweep (PerfSAGE Figure 4); 0 is the MAPE loss alone.
 PERFSAGE_ALPHAS = (0.0, 0.1, 1.0, 3.0, 10.0, 30.0, 100.0)
 
