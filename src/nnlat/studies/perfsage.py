@@ -696,7 +696,7 @@ def _figure4_text(
         "",
         f"![Figure 4]({FIGURE4})",
         "",
-        "| α | " + " | ".join(f"*{s}*" for s in spaces) + " | validation MAPE (all heads) |",
+        "| α | " + " | ".join(f"*{s}*" for s in spaces) + " | validation score (epoch selection) |",
         "|---" * (len(spaces) + 2) + "|",
     ]
     for alpha in ran:
