@@ -8,7 +8,7 @@ from torch import nn
 from torch_geometric.data import Batch, Data
 
 from nnlat.predictor import Predictor, TrainSettings
-from nnlat.predictor.training import batch_loader, loss_value, validation_mape
+from nnlat.predictor.training import batch_loader, loss_value, train_network, validation_mape
 from nnlat.testing.records import toy_records
 
 
@@ -89,3 +89,34 @@ def test_balanced_validation_averages_the_platforms_mapes() -> None:
     valid = graphs({0: 9, 1: 1}, {1: 2.0})
     assert validation_mape(OneMillisecond(), valid, per_platform=False) == pytest.approx(0.05)
     assert validation_mape(OneMillisecond(), valid, per_platform=True) == pytest.approx(0.25)
+
+
+def test_the_median_head_ignores_one_noisy_head() -> None:
+    # Heads 0 and 1 exact, head 2 (a noise target) 300 % off: the median is 0.
+    valid = graphs({0: 4, 1: 4, 2: 4}, {2: 0.25})
+    assert validation_mape(OneMillisecond(), valid, per_platform=False) == pytest.approx(1.0)
+    assert validation_mape(OneMillisecond(), valid, False, median_head=True) == 0.0
+
+
+class LogBias(nn.Module):
+    """Predicts one trainable log-target for every graph, starting at ``start``."""
+
+    def __init__(self, start: float) -> None:
+        super().__init__()
+        self.log_value = nn.Parameter(torch.tensor([start]))
+
+    def forward(self, batch: Batch) -> torch.Tensor:
+        return self.log_value.expand(batch.num_graphs)
+
+
+@pytest.mark.parametrize(("anchor", "recovers"), [(0.0, False), (1.0, True)])
+def test_the_log_anchor_revives_a_head_collapsed_far_below_its_targets(
+    anchor: float, recovers: bool
+) -> None:
+    # A head at e^-25 ms (where PerfSAGE's CPU heads fell on cnn-kws): the hybrid loss's
+    # gradient scales with e^-25, below Adam's epsilon, and 40 steps barely move it; the
+    # log error's gradient does not scale with the prediction and brings it back.
+    net = LogBias(-25.0)
+    settings = TrainSettings(epochs=40, lr=1.0, loss="mape-rmse", log_anchor=anchor, device="cpu")
+    train_network(net, graphs({0: 1}, {0: 2.0}), [], settings)
+    assert (float(net.log_value.detach()) > -5.0) is recovers

@@ -88,7 +88,11 @@ def perfsage_command(
         config = study.PerfsageConfig(
             spaces=tuple(comma_list(spaces)),
             targets=tuple(comma_list(targets)),
-            settings=TrainSettings(epochs=epochs, seed=seed, batch_size=train_batch),
+            # every method keeps the epoch of the lowest median head MAPE: the CPU
+            # memory head's noise must not choose it for the other heads
+            settings=TrainSettings(
+                epochs=epochs, seed=seed, batch_size=train_batch, median_head_selection=True
+            ),
             config={
                 **(hidden_config(hidden) or {}),
                 **({"head_width": head_width} if head_width else {}),

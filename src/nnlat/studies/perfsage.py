@@ -4,9 +4,12 @@ Protocol (the paper's §5.1, with model selection kept off the test set): in eac
 space (a zoo family: ``cnn-kws``, ``cnn-cifar10``, ``vit-cifar100``, ``cnn-imagenet``)
 the distinct graphs are split 80 : 20 with the study's seed; the 20 % are the test set,
 the same for every method and mode, scored once per trained model. Each method carves
-a validation share out of its 80 % for early stopping, and nothing else chooses on the
-test set: PerfSAGE's settings (α = 10, up-sampling to 10 %) are the paper's, fixed
-before any run.
+a validation share out of its 80 % for early stopping (``nnlat eval perfsage`` keeps the
+epoch with the lowest median of the heads' validation MAPEs:
+``TrainSettings.median_head_selection``), and nothing else chooses on the test set:
+PerfSAGE's settings (α = 10, up-sampling to 10 %) are the paper's, fixed before any run
+(its LayerNorm and log-error anchor, not the paper's, were fixed on training behaviour:
+NaN and collapsed heads, see ``studies/methods.py``).
 
 Every trained model learns every (platform, target) head present in its records
 (latency, memory, energy where measured) on one graph embedding. Runs:
@@ -463,7 +466,9 @@ def render(study: Results[PerfsageConfig, PerfsageResult]) -> str:
     lines = header("PerfSAGE on EdgeDLPerf-like design spaces", config.command)
     lines += [
         "Test MAPE (lower is better) of models trained on each space's 80 % (a validation"
-        f" share of {settings.valid_fraction:.0%} of it for early stopping) and scored once"
+        f" share of {settings.valid_fraction:.0%} of it for early stopping"
+        + (", by the median of the heads' MAPEs" if settings.median_head_selection else "")
+        + ") and scored once"
         " on its 20 % test graphs; seed"
         f" {settings.seed}, at most {settings.epochs} epochs, network overrides"
         f" {dict(config.config) or 'none'}. Graphs per space:",
@@ -691,7 +696,7 @@ def _figure4_text(
         "",
         f"![Figure 4]({FIGURE4})",
         "",
-        "| α | " + " | ".join(f"*{s}*" for s in spaces) + " | validation MAPE (all heads) |",
+        "| α | " + " | ".join(f"*{s}*" for s in spaces) + " | validation score (epoch selection) |",
         "|---" * (len(spaces) + 2) + "|",
     ]
     for alpha in ran:
