@@ -57,7 +57,14 @@ def command_line(ctx: typer.Context) -> str:
     Read from the command's context rather than ``sys.argv``, which is the test runner's
     under ``CliRunner``. ``--db`` is left out: it may carry credentials.
     """
-    words = ["nnlat", *ctx.command_path.split()[1:]]
+    # The subcommands' names from the context chain, not ``command_path``: under
+    # ``python -m nnlat`` the root's name is "python -m nnlat", three words.
+    names: list[str] = []
+    level: typer.Context | None = ctx
+    while level is not None and level.parent is not None:
+        names.insert(0, level.info_name or "")
+        level = level.parent
+    words = ["nnlat", *names]
     for param in ctx.command.params:
         value = ctx.params.get(param.name or "")
         if param.name == "db" or value is None or value == param.default or not param.opts:
