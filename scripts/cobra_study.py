@@ -32,11 +32,15 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--encoder-epochs", type=int, default=40)
     parser.add_argument("--gcn-epochs", type=int, default=300)
     parser.add_argument("--scale-note", default="")
+    parser.add_argument(
+        "--max-layers", type=int, help="only the first N layers of the file (default: all)"
+    )
     args = parser.parse_args(argv)
     config = CobraStudyConfig(
         data_dir=args.data,
         results_dir=args.out / "runs",
         seeds=tuple(args.seeds),
+        max_layers=args.max_layers,
         pretrain=PretrainSettings(epochs=args.encoder_epochs),
         command="nice -n 10 taskset -c 0 env PYTHONPATH=src python scripts/cobra_study.py "
         + shlex.join(argv),

@@ -77,6 +77,8 @@ class CobraStudyConfig:
         split_seed: the one split of networks and layers.
         test_share, valid_share: of the networks (the paper's 500 and 150 of 2,000).
         layer_test_share, layer_valid_share: of the layers.
+        max_layers: use only the file's first this many layers (None: all), so that a
+            study stays reproducible while the layer campaign keeps appending.
         pretrain: the encoder's pre-training.
         encoder: the encoder's shape.
         gcn: the graph networks' training (COBRA, BRP-NAS, BRP-NAS++, NNLP).
@@ -94,6 +96,7 @@ class CobraStudyConfig:
     valid_share: float = 0.075
     layer_test_share: float = 0.1
     layer_valid_share: float = 0.1
+    max_layers: int | None = None
     pretrain: PretrainSettings = field(default_factory=PretrainSettings)
     encoder: EncoderConfig = field(default_factory=lambda: EncoderConfig(vocab_size=0))
     gcn: TrainSettings = field(
@@ -153,7 +156,8 @@ def _load(config: CobraStudyConfig) -> dict[str, Any]:
     from nnlat.studies.cobra_baselines import covered
     from nnlat.zoo.cobra.networks import code_graph
 
-    layers = [r for r in read_records(config.data_dir / "layers.jsonl.gz") if r["status"] == "ok"]
+    layers = read_records(config.data_dir / "layers.jsonl.gz")[: config.max_layers]
+    layers = [r for r in layers if r["status"] == "ok"]
     snippets = {
         r["key"]: r["latency_ms"]
         for r in read_records(config.data_dir / "snippets.jsonl.gz")
