@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 
 from nnlat.errors import NnlatError
-from nnlat.features import GRAPH_COLUMNS, RawFeatures, raw_features
+from nnlat.features import GRAPH_COLUMNS, NODE_COLUMNS, RawFeatures, raw_features
 from nnlat.features.records import LatencyRecord
 from nnlat.predictor.baselines.base import MIN_LATENCY_MS
 from nnlat.predictor.baselines.gradient_boosting import GraphXGBoost
 from nnlat.predictor.baselines.kernel_forest import KERNEL_COLUMNS, KernelForest, kernel_features
 from nnlat.predictor.baselines.linear import FlopsLinear, FlopsMacsLinear
+from nnlat.predictor.baselines.profiled_kernels import ProfiledKernels
 from nnlat.zoo.generate import generate_variants
 
 pytestmark = pytest.mark.slow  # the fixture exports 30 NAS-Bench-201 graphs
@@ -22,6 +23,7 @@ N_GRAPHS = 30
 N_TRAIN = 22
 FLOPS = GRAPH_COLUMNS.index("flops")
 BYTES = GRAPH_COLUMNS.index("bytes")
+NODE_FLOPS = NODE_COLUMNS.index("flops")
 FAST = {"nn-meter": {"n_estimators": 30}, "xgboost": {"n_estimators": 100}}
 
 
@@ -234,3 +236,40 @@ def test_errors_say_what_to_do(name: str, op_mix: tuple[list, list]) -> None:
     bad = [dataclasses.replace(train[0], latency_ms=0.0), *train[1:]]
     with pytest.raises(NnlatError, match="positive"):
         _make(name).fit(bad)
+
+
+def _profiled(records: Sequence[LatencyRecord]) -> list[LatencyRecord]:
+    """The op-mix records with the per-node split their latency formula implies.
+
+    Convolutions take their FLOPs' time, pooling and additions their fixed costs; every
+    other node gets no profiled time (NaN, as a node fused away would).
+    """
+    out = []
+    for record in records:
+        ops, flops = record.raw.op_types, record.raw.node_values[:, NODE_FLOPS]
+        cost = np.array(
+            [
+                1e-9 * f if op == "Conv" else {"AveragePool": 0.02, "Add": 0.01}.get(op, np.nan)
+                for op, f in zip(ops, flops, strict=True)
+            ]
+        )
+        out.append(dataclasses.replace(record, node_shares=cost / np.nansum(cost)))
+    return out
+
+
+def test_kernel_profiled_learns_kernel_costs_from_the_profile(op_mix: tuple[list, list]) -> None:
+    train, held_out = (_profiled(part) for part in op_mix)
+    measured = np.array([r.latency_ms for r in held_out])
+    profiled = ProfiledKernels(n_estimators=100).fit(train).predict(held_out)
+    apportioned = KernelForest(n_estimators=30).fit(train).predict(held_out)
+    # The profile tells it what each kernel costs; nn-Meter has to guess from FLOPs + bytes.
+    assert _mape(measured, profiled) < 0.5 * _mape(measured, apportioned)
+    assert np.all(profiled > 0) and profiled.shape == (len(held_out),)
+
+
+def test_kernel_profiled_needs_profiled_records(op_mix: tuple[list, list]) -> None:
+    train, _ = op_mix
+    with pytest.raises(NnlatError, match="per-node profile"):
+        ProfiledKernels().fit(train)
+    with pytest.raises(NnlatError, match="not fitted"):
+        ProfiledKernels().predict(train)

@@ -36,7 +36,8 @@ Graph networks (:class:`~nnlat.predictor.estimator.GraphEstimator`):
   learn every target of ``MethodContext.targets``; so does ``gcn``.
 
 Baselines (:mod:`nnlat.predictor.baselines`): ``flops-lr``, ``flops-macs-lr``,
-``nn-meter``, ``xgboost`` (graph-level boosted trees) on any graph; ``cell-lr``,
+``nn-meter``, ``xgboost`` (graph-level boosted trees) and ``kernel-profiled`` (kernel
+times learned from onnxruntime's per-node profile, summed) on any graph; ``cell-lr``,
 ``cell-xgboost`` and ``layerwise`` on NAS-Bench-201 cells.
 
 Example:
@@ -62,6 +63,7 @@ from nnlat.predictor.baselines.gradient_boosting import GraphXGBoost
 from nnlat.predictor.baselines.kernel_forest import KernelForest
 from nnlat.predictor.baselines.layerwise import LayerwiseSum
 from nnlat.predictor.baselines.linear import FlopsLinear, FlopsMacsLinear
+from nnlat.predictor.baselines.profiled_kernels import ProfiledKernels
 from nnlat.predictor.estimator import GraphEstimator
 from nnlat.predictor.networks.nnlp import Readout
 from nnlat.predictor.training import TrainSettings
@@ -335,6 +337,9 @@ def _register() -> None:
         "flops-macs-lr": Method(lambda context: FlopsMacsLinear()),
         "nn-meter": Method(lambda context: KernelForest(random_state=context.random_state)),
         "xgboost": Method(lambda context: GraphXGBoost(random_state=context.random_state)),
+        "kernel-profiled": Method(
+            lambda context: ProfiledKernels(random_state=context.random_state)
+        ),
         "cell-lr": _cells(OneHotLinear),
         "cell-xgboost": _cells(OneHotXgboost),
         "layerwise": _cells(LayerwiseSum),
