@@ -18,17 +18,16 @@ are written per group as they finish (``results.jsonl``, resumable) and summaris
 from __future__ import annotations
 
 import argparse
-import gzip
 import itertools
 import json
 import os
-import pickle
 import shlex
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from records_file import read_records, write_records
 
 from nnlat.datasets.training import default_cache_dir, load_records
 from nnlat.features.records import REAL_WORLD
@@ -76,9 +75,8 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--dump-records", type=Path, help="write the records there and stop")
     args = parser.parse_args(argv)
 
-    if args.records:  # our own file, written by --dump-records (a machine without the DB)
-        with gzip.open(args.records, "rb") as f:
-            records = pickle.load(f)
+    if args.records:  # written by --dump-records, for a machine without the DB
+        records = read_records(args.records)
     else:
         with Store.open(args.db) as store:
             records = load_records(
@@ -86,8 +84,7 @@ def main(argv: list[str]) -> None:
             )
     records = [r for r in records if r.source != REAL_WORLD and r.platform == args.platform]
     if args.dump_records:
-        with gzip.open(args.dump_records, "wb") as f:
-            pickle.dump(records, f)
+        write_records(args.dump_records, records)
         print(f"wrote {len(records)} records to {args.dump_records}")
         return
     print(f"{len(records)} records, {sum(r.node_shares is not None for r in records)} profiled")

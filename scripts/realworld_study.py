@@ -13,6 +13,10 @@ Run (the database holds the training data and the held-out set measured by
    corpus records (one head each, platforms balanced), saved in DIR;
 3. each saved predictor given, and DIR, judged on the same real-world records, per model.
 
+``--dump-records FILE`` writes every record it loaded (all platforms) and stops;
+``--records FILE --train DIR`` then trains from that file alone, on a machine without
+the database (a lent GPU): it judges nothing there.
+
 ``--cached-only`` trains on the records whose features are already cached
 (``scripts/cache_features.py``) instead of rebuilding every corpus graph (a ``transformers``
 export each): the report says how many records that left.
@@ -24,6 +28,7 @@ import argparse
 from pathlib import Path
 
 import numpy as np
+from records_file import read_records, write_records
 
 from nnlat.datasets.training import REALWORLD_PREFIX, default_cache_dir, load_records
 from nnlat.features.records import REAL_WORLD
@@ -62,12 +67,17 @@ def predictor_section(path: Path, records: list, platform: str) -> list[str]:  #
     return lines
 
 
-def train_shipped(records: list, out: Path, epochs: int) -> None:  # type: ignore[type-arg]
+def train_shipped(
+    records: list,  # type: ignore[type-arg]
+    out: Path,
+    epochs: int,
+    node_aux_weight: float = 0.0,
+) -> None:
     """NNLP on every platform's non-real-world records, platforms balanced; saved in ``out``."""
     from nnlat.datasets.training import without_realworld
 
     train = without_realworld(records)
-    settings = TrainSettings(epochs=epochs, balance_platforms=True)
+    settings = TrainSettings(epochs=epochs, balance_platforms=True, node_aux_weight=node_aux_weight)
     predictor, result = Predictor.fit(
         train,
         network="nnlp",
@@ -82,7 +92,10 @@ def train_shipped(records: list, out: Path, epochs: int) -> None:  # type: ignor
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--db", required=True)
+    parser.add_argument("--db", help="the measurement database (required without --records)")
+    parser.add_argument("--records", type=Path, help="train from this records file alone")
+    parser.add_argument("--dump-records", type=Path, help="write the loaded records, stop")
+    parser.add_argument("--node-aux-weight", type=float, default=0.0)
     parser.add_argument("--out", type=Path, default=Path("reports/realworld"))
     parser.add_argument("--platform", default="epyc-ort1.32-fp32-t1")
     parser.add_argument("--methods", default="nnlp,xgboost,flops-macs-lr")
@@ -92,6 +105,13 @@ def main() -> None:
     parser.add_argument("--train", type=Path, help="retrain the shipped predictor into DIR")
     parser.add_argument("--skip-study", action="store_true", help="only --train and judge")
     args = parser.parse_args()
+    if args.records:
+        if not args.train:
+            parser.error("--records trains only: give --train DIR")
+        train_shipped(read_records(args.records), args.train, args.epochs, args.node_aux_weight)
+        return
+    if not args.db:
+        parser.error("give --db (or --records with --train)")
 
     with Store.open(args.db) as store:
         every = load_records(
@@ -106,9 +126,13 @@ def main() -> None:
                 {m.family for m in store.list_models() if m.family.startswith(REALWORLD_PREFIX)}
             )
             every += load_records(store, [args.platform], shipped, cache_dir=default_cache_dir())
+    if args.dump_records:
+        write_records(args.dump_records, every)
+        print(f"wrote {len(every)} records to {args.dump_records}")
+        return
     records = [r for r in every if r.platform == args.platform]
     if args.train:
-        train_shipped(every, args.train, args.epochs)
+        train_shipped(every, args.train, args.epochs, args.node_aux_weight)
         args.predictor.append(args.train)
     command = (
         "python scripts/realworld_study.py "
