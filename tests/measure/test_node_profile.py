@@ -78,6 +78,55 @@ def test_attribute_follows_the_rules() -> None:
     assert [t.ms for t in found] == [1.0, 2.0, 0.5, 0.25, 0.125, 0.1]
 
 
+def _loop_model() -> bytes:
+    """x → Transpose → Loop (3 steps; its body squares the carried tensor) → y."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["cond"], ["cond_out"], name="step/keep_going"),
+            helper.make_node("Mul", ["carried", "carried"], ["squared"], name="step/square"),
+            helper.make_node("Sigmoid", ["squared"], ["carried_out"], name="step/squash"),
+        ],
+        "body",
+        [
+            helper.make_tensor_value_info("i", TensorProto.INT64, []),
+            helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("carried", TensorProto.FLOAT, [64, 64]),
+        ],
+        [
+            helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("carried_out", TensorProto.FLOAT, [64, 64]),
+        ],
+    )
+    graph = helper.make_graph(
+        [
+            helper.make_node("Transpose", ["x"], ["t"], name="transpose"),
+            helper.make_node("Loop", ["trips", "", "t"], ["y"], name="loop", body=body),
+        ],
+        "loop",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64, 64])],
+        [numpy_helper.from_array(np.array(3, dtype=np.int64), "trips")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    return model.SerializeToString()
+
+
+def test_kernels_inside_a_loop_body_are_the_loop_nodes_time() -> None:
+    graph = load(_loop_model())
+    found = attribute(
+        graph,
+        [("transpose", "Transpose", 1.0), ("step/square", "Mul", 2.0),
+         ("squared", "Sigmoid", 0.5), ("Gather_7", "Gather", 0.25)],
+    )  # fmt: skip
+    # by a body node's name, by a body tensor's name; an unknown name stays uncredited
+    assert [t.node_index for t in found] == [0, 1, 1, None]
+    # and onnxruntime's own profile of that model gives the Loop node a share
+    m = measure(_loop_model(), reference_platform(), FAST)
+    assert m.status == "ok" and m.node_profile is not None
+    shares = node_shares(m.node_profile, len(graph.nodes))
+    assert shares is not None and shares[1] > 0
+
+
 def test_shares_mask_nodes_without_a_kernel_and_refuse_another_graph() -> None:
     profile = NodeProfile(
         runtime="onnxruntime",

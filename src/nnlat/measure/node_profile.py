@@ -17,7 +17,11 @@ measured graph's top-level nodes (:func:`attribute`) by these rules, in order:
 3. a fused kernel is credited to the node of its own operator (``Fused<Op>`` counting as
    ``<Op>``): when the node found computes another operator than the kernel's (``Relu``
    for an NCHWc ``Conv`` that has absorbed it), its first input's producers are followed
-   back (at most :data:`MAX_FUSION_DEPTH` steps) to a node of the kernel's operator.
+   back (at most :data:`MAX_FUSION_DEPTH` steps) to a node of the kernel's operator;
+4. a kernel that runs inside a control-flow body (an ``If`` branch, a ``Loop`` or
+   ``Scan`` body, at any depth), found by rule 1 or 2 among the body's node and tensor
+   names, is credited to the top-level node that holds the body: what a recurrent model
+   spends in its loop is the ``Loop`` node's time.
 
 What matches nothing (layout reorders the runtime inserts, anonymous fusions such as a
 ``Gelu`` built of five nodes) keeps ``node_index = None``: its time counts in the total
@@ -136,6 +140,7 @@ def attribute(graph: Graph, times: Sequence[tuple[str, str, float]]) -> tuple[No
         if node.name:
             by_name.setdefault(node.name, index)
     producer = {out: i for i, node in enumerate(graph.nodes) for out in node.outputs if out}
+    inside = _body_names(graph)
     found = []
     for name, op, ms in times:
         index = None
@@ -144,8 +149,25 @@ def attribute(graph: Graph, times: Sequence[tuple[str, str, float]]) -> tuple[No
             if index is not None:
                 index = _anchor(graph, index, op, producer)
                 break
+        else:
+            index = next((inside[c] for c in _candidates(name) if c in inside), None)
         found.append(NodeTime(name=name, op=op, ms=ms, node_index=index))
     return tuple(found)
+
+
+def _body_names(graph: Graph) -> dict[str, int]:
+    """Every node and tensor name inside a top-level node's bodies → that node (rule 4)."""
+    names: dict[str, int] = {}
+    for index, node in enumerate(graph.nodes):
+        pending = list(node.subgraphs)
+        while pending:
+            body = pending.pop()
+            for inner in body.nodes:
+                for name in (inner.name, *inner.outputs):
+                    if name:
+                        names.setdefault(name, index)
+                pending.extend(inner.subgraphs)
+    return names
 
 
 def node_shares(profile: NodeProfile, nodes: int) -> np.ndarray | None:
