@@ -308,9 +308,10 @@ HELDOUT = (
 
 
 # Set 2, fetched on 2026-11-26: other packages and older versions of set 1's, distinct by
-# sha256 from each other and from set 1; duplicates across wheels are listed once
-# (docs/realworld-heldout.md lists them and the files left out). Licences as in set 1;
-# magika 0.5.1's metadata has none, its source files carry the Apache-2.0 header.
+# sha256 from each other and from set 1, none with the graph (weights aside) of another
+# file of either set; docs/realworld-heldout.md lists the files left out and why. Licences
+# as in set 1; magika 0.5.1's metadata has none, its source files carry the Apache-2.0
+# header.
 HELDOUT_2 = (
     Heldout(
         "captcha_recognizer-0.1.5-py3-none-any.whl",
