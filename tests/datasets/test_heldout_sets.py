@@ -1,0 +1,44 @@
+"""The held-out real-world sets of scripts/fetch_heldout.py: their lists only, no network."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
+
+from fetch_heldout import HELDOUT, HELDOUT_2, SETS, markdown
+from measure_heldout import INPUT_SHAPES, INPUT_SHAPES_2, INPUT_VALUES
+
+ALL = HELDOUT + HELDOUT_2
+
+
+def test_names_files_and_cache_paths_are_unique_across_both_sets() -> None:
+    assert len({e.name for e in ALL}) == len(ALL)
+    assert len({e.sha256 for e in ALL}) == len(ALL)
+    assert len({e.relative_path() for e in ALL}) == len(ALL)
+
+
+def test_set_two_shares_no_file_with_set_one() -> None:
+    assert not {e.sha256 for e in HELDOUT} & {e.sha256 for e in HELDOUT_2}
+    assert {e.heldout_set for e in HELDOUT} == {1}
+    assert {e.heldout_set for e in HELDOUT_2} == {2}
+    assert SETS == {1: HELDOUT, 2: HELDOUT_2}
+
+
+def test_entries_are_pinned_wheels_with_digests_and_licences() -> None:
+    for e in ALL:
+        assert e.wheel.endswith(".whl") and e.member.endswith(".onnx"), e
+        assert len(e.sha256) == 64 and int(e.sha256, 16) >= 0, e
+        assert e.licence, e
+
+
+def test_input_sizes_name_entries_of_their_set() -> None:
+    assert set(INPUT_SHAPES) <= {e.name for e in HELDOUT}
+    assert set(INPUT_SHAPES_2) <= {e.name for e in HELDOUT_2}
+    assert set(INPUT_VALUES) <= {e.name for e in ALL}
+
+
+def test_markdown_has_one_row_per_entry_of_the_set() -> None:
+    assert len(markdown().splitlines()) == 2 + len(HELDOUT)  # heading and separator rows
+    assert len(markdown(HELDOUT_2).splitlines()) == 2 + len(HELDOUT_2)
