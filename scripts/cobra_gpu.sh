@@ -32,7 +32,9 @@ WORK=${COBRA_WORK:-/tmp/cobra_gpu}
 # GCN batches of 32 (nnlat's CPU default is 8, the paper's 2): fifteen GCN fits share one
 # GPU, each bound by per-step overhead; a quarter of the steps is what fits in one run.
 GCN_BATCH=${COBRA_GCN_BATCH:-32}
-ARGS=(--gcn-batch-size "$GCN_BATCH")
+# COBRA_ARGS: more study options, e.g. "--methods layerwise cobra cobra-mean --seeds 0".
+read -r -a EXTRA <<< "${COBRA_ARGS:-}"
+ARGS=(--gcn-batch-size "$GCN_BATCH" "${EXTRA[@]}")
 if [ "${1:-}" = "--tiny" ]; then
     BUDGET=${COBRA_BUDGET_S:-170}
     ARGS=(--max-networks 16 --max-layers 200 --seeds 0 --encoder-epochs 1 --gcn-epochs 2
@@ -53,9 +55,14 @@ nvidia-smi -L 2>/dev/null || echo "no nvidia-smi"
 python3 -c "import sys, torch; print(sys.version.split()[0], 'torch', torch.__version__, 'cuda', torch.version.cuda, torch.cuda.is_available(), 'cores', len(__import__('os').sched_getaffinity(0)))"
 
 rm -rf "$WORK"
-LIMIT=$((BUDGET - 50 - SECONDS))  # training stops here; the report takes ~20 s
+mkdir -p "$WORK"
+# To go on from an earlier run: COBRA_RESUME=<its cobra_runs.tar.gz, carried>.
+if [ -n "${COBRA_RESUME:-}" ]; then
+    tar -xzf "$COBRA_RESUME" -C "$WORK" && echo "resuming from $COBRA_RESUME"
+fi
+LIMIT=$((BUDGET - 70 - SECONDS))  # training stops here; the report takes ~20 s
 echo "[$SECONDS s] study: --time-limit $LIMIT ${ARGS[*]}"
-timeout -k 5 $((BUDGET - 15 - SECONDS)) python3 scripts/cobra_study.py --out "$WORK" \
+timeout -k 5 $((BUDGET - 10 - SECONDS)) python3 scripts/cobra_study.py --out "$WORK" \
     --time-limit "$LIMIT" "${ARGS[@]}"
 echo "[$SECONDS s] study exit code $?"
 

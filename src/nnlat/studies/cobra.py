@@ -18,9 +18,15 @@ On the campaigns of :mod:`nnlat.datasets.cobra` (``data/cobra/``):
    test networks (Table 1, Figure 3); the calibrated layer-wise sum needs no seed.
 
 Results are kept in ``results_dir`` (``networks.jsonl``: one line per method and seed;
-``tokenizer.json``, ``encoders.json`` and the encoders' weights); a rerun skips what is
-there (Table 2 is recomputed from the saved encoder). The COBRA model of the first seed
-is saved in ``results_dir/model`` (what :func:`nnlat.predict_code` can load).
+``tokenizer.json``, ``encoders.json`` and the encoders' weights) as each is made; a
+rerun skips what is there (Table 2 is recomputed from the saved encoder). The COBRA model
+of the first seed is saved in ``results_dir/model`` (what :func:`nnlat.predict_code` can
+load).
+
+The work is split into tasks (:mod:`cobra_tasks`): with ``workers`` above 1 they run in
+parallel processes, each (method, seed) as soon as what it needs exists, and every
+training on the GPU when there is one; ``time_limit_s`` stops them in time to report
+what finished.
 """
 
 from __future__ import annotations
@@ -90,8 +96,9 @@ class CobraStudyConfig:
         command: the command that ran the study, for the report.
         scale_note: what the report says about the data's scale.
         workers: processes for the tasks (:mod:`cobra_tasks`); 1 runs them in turn here.
-        time_limit_s: stop training after this many seconds: tasks still running are
-            lost, finished ones are kept and reported (None: no limit).
+        time_limit_s: start no task after this many seconds and stop those running in
+            worker processes (lost; a task run here is not stopped); what finished is
+            kept and reported (None: no limit).
     """
 
     data_dir: Path
@@ -279,8 +286,10 @@ def _run(
     encoders = json.loads(summary_path.read_text()) if reused and summary_path.exists() else {}
     failed: list[str] = []
     running: dict[Any, tuple[str, Any]] = {}
+    late = deadline is not None and time.monotonic() > deadline
     for variant, append in (("with-latency", True), ("without-latency", False)):
-        if variant not in encoders or not (config.results_dir / f"encoder-{variant}.pt").exists():
+        weights = config.results_dir / f"encoder-{variant}.pt"
+        if not late and (variant not in encoders or not weights.exists()):
             say(f"pre-training the encoder {variant}")
             task = workers.apply_async(
                 cobra_tasks.pretrain, (config, variant, append, data_path, l_split)
@@ -291,6 +300,11 @@ def _run(
     onnx_parts, kept = data["onnx"]
     onnx = None
     while waiting or running:
+        if deadline is not None and time.monotonic() > deadline:
+            say(f"time limit: {len(running)} tasks stopped, {len(waiting)} not started")
+            for pool in pools:
+                pool.terminate()  # free the cores and the GPU for the report
+            break
         for method, seed in list(waiting):
             if method in ("cobra", "cobra-mean"):
                 if "with-latency" not in encoders:
@@ -320,34 +334,25 @@ def _run(
         if not running:
             if not waiting:
                 break
-            if deadline is not None and time.monotonic() > deadline:
-                say(f"time limit: {len(waiting)} tasks not started")
-                pools[0].terminate()
-                break
             time.sleep(0.2)  # only the ONNX export is left to wait for
             continue
-        finished = cobra_tasks.wait_any(running, deadline)
-        if finished is None:
-            say(f"time limit: {len(running)} tasks stopped, {len(waiting)} not started")
-            for pool in pools:
-                pool.terminate()  # free the cores and the GPU for the report
-            break
-        for task in finished:
+        for task in cobra_tasks.wait_any(running, deadline):
             kind, key = running.pop(task)
             try:
                 value = task.get()
             except Exception as exc:  # one failed task must not stop the rest
                 failed.append(f"{kind} {key}: {exc!r}")
                 say(f"FAILED {failed[-1]}")
+                if key == "with-latency":  # COBRA's own: its GCNs cannot start
+                    waiting = [w for w in waiting if w[0] not in ("cobra", "cobra-mean")]
                 continue
             if kind == "encoder":
                 encoders[key] = value
                 summary_path.write_text(json.dumps(encoders, indent=1) + "\n")
-                say(f"encoder {key}: best epoch {encoders[key]['best_epoch']}")
+                say(f"encoder {key}: best epoch {value['best_epoch']}")
             else:
-                result = value
-                record_result(results, result, path)
-                say(f"{key[0]} seed {key[1]}: MAPE {result.metrics['mape'] * 100:.1f} %")
+                record_result(results, value, path)
+                say(f"{key[0]} seed {key[1]}: MAPE {value.metrics['mape'] * 100:.1f} %")
     layer_table = {}
     if "with-latency" in encoders:
         model = cobra_tasks.cobra_model(config, encoders["with-latency"]["config"])

@@ -156,10 +156,11 @@ def pretrain(
         # a worker's stdout is the study's log
         on_epoch=lambda row: print(f"{variant} epoch {row}", flush=True),
     )
+    encoder.to(settings.torch_device())  # the test layers' masked passes, on the GPU too
     test_ppl = parameter_perplexity(
         encoder, tokenizer, [r["snippet"] for r in test], [r["latency_ms"] for r in test], settings
     )
-    torch.save(encoder.state_dict(), config.results_dir / f"encoder-{variant}.pt")
+    torch.save(encoder.cpu().state_dict(), config.results_dir / f"encoder-{variant}.pt")
     return {
         "config": encoder.config.to_dict(),
         "history": result.history,
@@ -236,12 +237,15 @@ def _embed_all(model: Any, graphs: Sequence[Any], device: Any) -> None:
     model.encoder.cpu()
 
 
-def wait_any(running: dict[Any, Any], deadline: float | None) -> list[Any] | None:
-    """The finished of ``running`` (waits for one); None once ``deadline`` (monotonic) passed."""
+def wait_any(running: dict[Any, Any], deadline: float | None) -> list[Any]:
+    """The finished of ``running``: waits for one, or until ``deadline`` (monotonic).
+
+    Example:
+        >>> wait_any({Inline().apply_async(abs, (-1,)): "task"}, None)[0].get()
+        1
+    """
     while True:
         done = [r for r in running if r.ready()]
-        if done:
+        if done or (deadline is not None and time.monotonic() > deadline):
             return done
-        if deadline is not None and time.monotonic() > deadline:
-            return None
         time.sleep(0.2)
