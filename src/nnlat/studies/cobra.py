@@ -299,13 +299,15 @@ def _run(
     # ONNX features; the rest start at once.
     onnx_parts, kept = data["onnx"]
     onnx = None
+    measured = [networks[i]["latency_ms"] for i in split[2]]
     while waiting or running:
-        if deadline is not None and time.monotonic() > deadline:
+        late = deadline is not None and time.monotonic() > deadline
+        if late and not any(task.ready() for task in running):
             say(f"time limit: {len(running)} tasks stopped, {len(waiting)} not started")
             for pool in pools:
                 pool.terminate()  # free the cores and the GPU for the report
             break
-        for method, seed in list(waiting):
+        for method, seed in [] if late else list(waiting):
             if method in ("cobra", "cobra-mean"):
                 if "with-latency" not in encoders:
                     continue
@@ -351,8 +353,11 @@ def _run(
                 summary_path.write_text(json.dumps(encoders, indent=1) + "\n")
                 say(f"encoder {key}: best epoch {value['best_epoch']}")
             else:
-                record_result(results, value, path)
-                say(f"{key[0]} seed {key[1]}: MAPE {value.metrics['mape'] * 100:.1f} %")
+                predicted, seconds = value
+                scores = metrics(measured, predicted)
+                result = NetworkResult(*key, scores, measured, predicted, seconds)
+                record_result(results, result, path)
+                say(f"{key[0]} seed {key[1]}: MAPE {scores['mape'] * 100:.1f} %")
     layer_table = {}
     if "with-latency" in encoders:
         model = cobra_tasks.cobra_model(config, encoders["with-latency"]["config"])

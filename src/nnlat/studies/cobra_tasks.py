@@ -191,13 +191,13 @@ def fit(
     data_path: Path,
     split: tuple,
     extra: Any = None,
-) -> Any:
-    """Train one method with one seed on the training networks; its test result.
+) -> tuple[list[float], float]:
+    """Train one method with one seed on the training networks: its predictions of the
+    test networks (ms) and the seconds it took.
 
     ``extra`` is the with-latency encoder's configuration for the COBRA methods, the
     networks' ONNX features for NNLP.
     """
-    from nnlat.studies.cobra import NetworkResult, metrics
     from nnlat.studies.cobra_baselines import baseline
 
     data = _shared(data_path)
@@ -218,15 +218,7 @@ def fit(
             model.save(config.results_dir / "model")
     else:
         predicted = baseline(method, data, split, settings, extra)
-    measured = [networks[i]["latency_ms"] for i in test]
-    return NetworkResult(
-        method,
-        seed,
-        metrics(measured, predicted),
-        measured,
-        [float(p) for p in predicted],
-        time.perf_counter() - start,
-    )
+    return [float(p) for p in predicted], time.perf_counter() - start
 
 
 def _embed_all(model: Any, graphs: Sequence[Any], device: Any) -> None:
