@@ -5,23 +5,37 @@
 Resumable: what reports/cobra/runs/ holds is not trained again (delete it after the
 campaigns grow, so that the split and the encoders follow the new data).
 
-Cost: the encoders dominate. At dev scale (240 training layers) an epoch took ~20 s on a
-busy shared core; 50,000 layers are ~200x that per epoch, so the full run wants a GPU
-(pre-training uses CUDA when there is one) or fewer ``--encoder-epochs``.
+Cost on one core: interpreting the 2,000 networks ~10 min, their ONNX export for NNLP
+~30 min, an encoder epoch ~1 min per 6,500 layers, a GCN epoch ~15 s: the full run wants
+a GPU (every training uses CUDA when there is one) and many cores (``--workers``, by
+default every core this process may use when there are 8 or more: the tasks then run
+in parallel, see nnlat.studies.cobra_tasks). ``--time-limit`` stops training in time to
+write the report of what finished; scripts/cobra_gpu.sh runs it on a lent GPU machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
 from nnlat.predictor.code.pretraining import PretrainSettings
-from nnlat.studies.cobra import CobraStudyConfig, draw_figures, render, run
+from nnlat.studies.cobra import METHODS, CobraStudyConfig, draw_figures, render, run
 
 ROOT = Path(__file__).resolve().parents[1]
+CORES = len(os.sched_getaffinity(0))
+
+
+def _machine() -> str:
+    """Where the study runs, for the report's command line."""
+    import torch
+
+    gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else "no GPU"
+    return f"{CORES} cores, {gpu}"
 
 
 def main(argv: list[str]) -> None:
@@ -32,22 +46,46 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--encoder-epochs", type=int, default=40)
     parser.add_argument("--gcn-epochs", type=int, default=300)
     parser.add_argument("--scale-note", default="")
+    parser.add_argument("--gcn-batch-size", type=int, default=8)
+    parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
     parser.add_argument(
         "--max-layers", type=int, help="only the first N layers of the file (default: all)"
     )
+    parser.add_argument(
+        "--max-networks", type=int, help="only the first N networks of the file (default: all)"
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=CORES if CORES >= 8 else 1,
+        help="processes for the tasks (default: every usable core if 8 or more, else 1)",
+    )
+    parser.add_argument(
+        "--time-limit", type=float, help="seconds: stop training then, report what finished"
+    )
+    parser.add_argument("--vocab-size", type=int, default=2048, help="the tokenizer's vocabulary")
     args = parser.parse_args(argv)
     config = CobraStudyConfig(
         data_dir=args.data,
         results_dir=args.out / "runs",
         seeds=tuple(args.seeds),
+        methods=tuple(args.methods),
         max_layers=args.max_layers,
+        max_networks=args.max_networks,
         pretrain=PretrainSettings(epochs=args.encoder_epochs),
-        command="nice -n 10 taskset -c 0 env PYTHONPATH=src python scripts/cobra_study.py "
-        + shlex.join(argv),
+        vocab_size=args.vocab_size,
+        command=f"PYTHONPATH=src python scripts/cobra_study.py {shlex.join(argv)} ({_machine()})",
         scale_note=args.scale_note,
+        workers=args.workers,
+        time_limit_s=args.time_limit,
     )
-    config = replace(config, gcn=config.gcn.model_copy(update={"epochs": args.gcn_epochs}))
-    results = run(config, on_progress=lambda text: print(text, flush=True))
+    gcn = {"epochs": args.gcn_epochs, "batch_size": args.gcn_batch_size}
+    config = replace(config, gcn=config.gcn.model_copy(update=gcn))
+    start = time.monotonic()
+    results = run(
+        config,
+        on_progress=lambda text: print(f"[{time.monotonic() - start:5.0f} s] {text}", flush=True),
+    )
     (args.out / "README.md").write_text(render(results))
     draw_figures(results, args.out)
     print((args.out / "README.md").read_text())

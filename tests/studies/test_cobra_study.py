@@ -42,18 +42,23 @@ def test_brpnas_features_read_the_kind_and_parameters_off_the_snippet() -> None:
     assert layerwise_scale([1.0, 2.0], [3.0, 6.0]) == pytest.approx(3.0)
 
 
-@pytest.mark.slow
-def test_the_study_runs_every_method_and_resumes(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def campaigns(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Fake-timed layer, network and snippet campaigns."""
     reg = backend_registry({"fake": FakeBackend})
-    data = tmp_path / "data"
+    data = tmp_path_factory.mktemp("cobra") / "data"
     measure_layers(data / "layers.jsonl.gz", 40, FAKE, spec=FAST, backends=reg)
     measure_networks(data / "networks.jsonl.gz", 8, FAKE, spec=FAST, backends=reg)
     measure_snippets(
         data / "networks.jsonl.gz", data / "snippets.jsonl.gz", FAKE, spec=FAST, backends=reg
     )
+    return data
+
+
+def _config(data: Path, runs: Path, **changes: object) -> CobraStudyConfig:
     config = CobraStudyConfig(
         data_dir=data,
-        results_dir=tmp_path / "runs",
+        results_dir=runs,
         seeds=(0,),
         pretrain=PretrainSettings(epochs=1),
         encoder=EncoderConfig(vocab_size=0, dim=16, layers=1, heads=2, ffn=32),
@@ -61,7 +66,12 @@ def test_the_study_runs_every_method_and_resumes(tmp_path: Path) -> None:
         command="test",
         scale_note="TOY",
     )
-    config = replace(config, gcn=config.gcn.model_copy(update={"epochs": 2}))
+    return replace(config, gcn=config.gcn.model_copy(update={"epochs": 2}), **changes)
+
+
+@pytest.mark.slow
+def test_the_study_runs_every_method_and_resumes(campaigns: Path, tmp_path: Path) -> None:
+    config = _config(campaigns, tmp_path / "runs")
     results = run(config)
     assert sorted(r.method for r in results.networks) == sorted(config.methods)
     report = render(results)
@@ -73,3 +83,21 @@ def test_the_study_runs_every_method_and_resumes(tmp_path: Path) -> None:
     assert (tmp_path / "runs" / "model" / "cobra.json").exists()
     again = run(config)  # nothing left to train: the same rows come back
     assert [r.predicted for r in again.networks] == [r.predicted for r in results.networks]
+
+
+@pytest.mark.slow
+def test_a_spent_time_limit_trains_nothing_and_still_reports(
+    campaigns: Path, tmp_path: Path
+) -> None:
+    results = run(_config(campaigns, tmp_path / "runs", time_limit_s=0.0))
+    assert results.networks == [] and results.encoders == {} and results.layers == {}
+    assert "## Table 1" in render(results)
+
+
+@pytest.mark.slow
+def test_worker_processes_run_the_tasks(campaigns: Path, tmp_path: Path) -> None:
+    config = _config(campaigns, tmp_path / "runs", workers=2, methods=("layerwise", "cobra"))
+    results = run(config)
+    assert sorted(r.method for r in results.networks) == ["cobra", "layerwise"]
+    assert set(results.encoders) == {"with-latency", "without-latency"}
+    assert (tmp_path / "runs" / "encoder-without-latency.pt").exists()

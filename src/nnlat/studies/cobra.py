@@ -18,19 +18,26 @@ On the campaigns of :mod:`nnlat.datasets.cobra` (``data/cobra/``):
    test networks (Table 1, Figure 3); the calibrated layer-wise sum needs no seed.
 
 Results are kept in ``results_dir`` (``networks.jsonl``: one line per method and seed;
-``tokenizer.json``, ``encoders.json`` and the encoders' weights); a rerun skips what is
-there (Table 2 is recomputed from the saved encoder). The COBRA model of the first seed
-is saved in ``results_dir/model`` (what :func:`nnlat.predict_code` can load).
+``tokenizer.json``, ``encoders.json`` and the encoders' weights) as each is made; a
+rerun skips what is there (Table 2 is recomputed from the saved encoder). The COBRA model
+of the first seed is saved in ``results_dir/model`` (what :func:`nnlat.predict_code` can
+load).
+
+The work is split into tasks (:mod:`cobra_tasks`): with ``workers`` above 1 they run in
+parallel processes, each (method, seed) as soon as what it needs exists, and every
+training on the GPU when there is one; ``time_limit_s`` stops them in time to report
+what finished.
 """
 
 from __future__ import annotations
 
 import json
 import statistics
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,10 +46,11 @@ import numpy as np
 from nnlat.datasets.cobra import read_records
 from nnlat.predictor.code.encoder import EncoderConfig
 from nnlat.predictor.code.model import CobraModel
-from nnlat.predictor.code.pretraining import PretrainSettings, predict_log_ms, pretrain_encoder
+from nnlat.predictor.code.pretraining import PretrainSettings, predict_log_ms
 from nnlat.predictor.code.tokenizer import encode, latency_text, load_tokenizer, train_tokenizer
 from nnlat.predictor.metrics import acc_within, mape
 from nnlat.predictor.training import TrainSettings
+from nnlat.studies import cobra_tasks
 from nnlat.studies.markdown import mean_sd
 from nnlat.studies.results import read_jsonl, record_result
 
@@ -79,12 +87,18 @@ class CobraStudyConfig:
         layer_test_share, layer_valid_share: of the layers.
         max_layers: use only the file's first this many layers (None: all), so that a
             study stays reproducible while the layer campaign keeps appending.
+        max_networks: use only the file's first this many networks (None: all): a quick
+            check of the whole pipeline.
         pretrain: the encoder's pre-training.
         encoder: the encoder's shape.
         gcn: the graph networks' training (COBRA, BRP-NAS, BRP-NAS++, NNLP).
         vocab_size: the tokenizer's vocabulary.
         command: the command that ran the study, for the report.
         scale_note: what the report says about the data's scale.
+        workers: processes for the tasks (:mod:`cobra_tasks`); 1 runs them in turn here.
+        time_limit_s: start no task after this many seconds and stop those running in
+            worker processes (lost; a task run here is not stopped); what finished is
+            kept and reported (None: no limit).
     """
 
     data_dir: Path
@@ -97,16 +111,19 @@ class CobraStudyConfig:
     layer_test_share: float = 0.1
     layer_valid_share: float = 0.1
     max_layers: int | None = None
+    max_networks: int | None = None
     pretrain: PretrainSettings = field(default_factory=PretrainSettings)
     encoder: EncoderConfig = field(default_factory=lambda: EncoderConfig(vocab_size=0))
     gcn: TrainSettings = field(
         default_factory=lambda: TrainSettings(
-            epochs=300, batch_size=8, lr=1e-3, loss="mape", patience=60, device="cpu"
+            epochs=300, batch_size=8, lr=1e-3, loss="mape", patience=60, device="auto"
         )
     )
     vocab_size: int = 2048
     command: str = ""
     scale_note: str = ""
+    workers: int = 1
+    time_limit_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -151,10 +168,16 @@ def _split(n: int, seed: int, test: float, valid: float) -> tuple[list[int], lis
     return order[n_test + n_valid :], order[n_test : n_test + n_valid], order[:n_test]
 
 
-def _load(config: CobraStudyConfig) -> dict[str, Any]:
-    """Interpreted networks (those fully timed layer by layer), layers, snippet latencies."""
+def _load(config: CobraStudyConfig, workers: Any, onnx: bool) -> dict[str, Any]:
+    """Interpreted networks (those fully timed layer by layer), layers, snippet latencies.
+
+    Each network's source is interpreted (a third of a second each on one core) by the
+    pool of ``workers``. With ``onnx``, the networks' ONNX features for NNLP (a second
+    each) are left exporting there, on half of the workers, so that the other half are
+    free for the other tasks (``data["onnx"]``: the pending chunks, and which networks
+    were kept).
+    """
     from nnlat.studies.cobra_baselines import covered
-    from nnlat.zoo.cobra.networks import code_graph
 
     layers = read_records(config.data_dir / "layers.jsonl.gz")[: config.max_layers]
     layers = [r for r in layers if r["status"] == "ok"]
@@ -163,78 +186,31 @@ def _load(config: CobraStudyConfig) -> dict[str, Any]:
         for r in read_records(config.data_dir / "snippets.jsonl.gz")
         if r["status"] == "ok"
     }
-    networks, graphs, skipped = [], [], 0
-    for record in read_records(config.data_dir / "networks.jsonl.gz"):
-        if record["status"] != "ok":
-            continue
-        graph = code_graph(record["source"], record["config"]["resolution"])
-        if not covered(graph, snippets):
-            skipped += 1
-            continue
-        networks.append(record)
-        graphs.append(graph)
+    records = read_records(config.data_dir / "networks.jsonl.gz")[: config.max_networks]
+    records = [r for r in records if r["status"] == "ok"]
+    parts = cobra_tasks.chunks(records, 4 * config.workers)
+    sources = [[(r["source"], r["config"]["resolution"]) for r in part] for part in parts]
+    interpreted = [workers.apply_async(cobra_tasks.interpret, (p,)) for p in sources]
+    exports = []
+    if onnx:
+        parts = cobra_tasks.chunks([r["config"] for r in records], max(1, config.workers // 2))
+        exports = [workers.apply_async(cobra_tasks.onnx_features, (p,)) for p in parts]
+    networks, graphs, kept = [], [], []
+    for index, (record, graph) in enumerate(
+        zip(records, (g for part in interpreted for g in part.get()), strict=True)
+    ):
+        if covered(graph, snippets):
+            networks.append(record)
+            graphs.append(graph)
+            kept.append(index)
     return {
         "layers": layers,
         "snippets": snippets,
         "networks": networks,
         "graphs": graphs,
-        "skipped": skipped,
+        "skipped": len(records) - len(networks),
+        "onnx": (exports, kept),
     }
-
-
-def _encoders(
-    config: CobraStudyConfig,
-    tokenizer: Any,
-    layers: Sequence[dict],
-    split: tuple,
-    on_progress: Callable[[str], None],
-    reuse: bool,
-) -> tuple[dict[str, Any], Any]:
-    """Pre-train both encoder variants (or read them back); COBRA's is the first."""
-    import torch
-
-    from nnlat.predictor.code.encoder import SnippetEncoder
-    from nnlat.predictor.code.pretraining import parameter_perplexity
-
-    train, valid, test = ([layers[i] for i in part] for part in split)
-    summary_path = config.results_dir / "encoders.json"
-    summary = json.loads(summary_path.read_text()) if reuse and summary_path.exists() else {}
-    chosen = None
-    for variant, append in (("with-latency", True), ("without-latency", False)):
-        settings = PretrainSettings(**{**asdict(config.pretrain), "append_latency": append})
-        weights = config.results_dir / f"encoder-{variant}.pt"
-        if variant in summary and weights.exists():
-            encoder = SnippetEncoder(EncoderConfig(**summary[variant]["config"]))
-            encoder.load_state_dict(torch.load(weights, weights_only=True))
-            encoder.eval()
-        else:
-            on_progress(f"pre-training the encoder {variant}")
-            encoder, result = pretrain_encoder(
-                tokenizer,
-                ([r["snippet"] for r in train], [r["latency_ms"] for r in train]),
-                ([r["snippet"] for r in valid], [r["latency_ms"] for r in valid]),
-                settings,
-                config.encoder,
-                on_epoch=lambda row, v=variant: on_progress(f"{v} epoch {row}"),
-            )
-            test_ppl = parameter_perplexity(
-                encoder,
-                tokenizer,
-                [r["snippet"] for r in test],
-                [r["latency_ms"] for r in test],
-                settings,
-            )
-            summary[variant] = {
-                "config": encoder.config.to_dict(),
-                "history": result.history,
-                "best_epoch": result.best_epoch,
-                "test_ppl": test_ppl,
-                "seconds": result.seconds,
-            }
-            torch.save(encoder.state_dict(), weights)
-            summary_path.write_text(json.dumps(summary, indent=1) + "\n")
-        chosen = chosen or encoder
-    return summary, chosen
 
 
 def _layer_table(model: CobraModel, test: Sequence[dict]) -> dict[str, Any]:
@@ -256,78 +232,171 @@ def run(config: CobraStudyConfig, on_progress: Callable[[str], None] | None = No
     """Run what ``config.results_dir`` lacks; return every result (module docstring)."""
     say = on_progress or (lambda _: None)
     config.results_dir.mkdir(parents=True, exist_ok=True)
-    data = _load(config)
-    graphs, networks, layers = data["graphs"], data["networks"], data["layers"]
-    if len(networks) < 3 or len(layers) < 3:
-        raise ValueError(f"too little data: {len(networks)} networks, {len(layers)} layers")
-    n_train, n_valid, n_test = _split(
-        len(networks), config.split_seed, config.test_share, config.valid_share
-    )
-    l_split = _split(
-        len(layers), config.split_seed, config.layer_test_share, config.layer_valid_share
-    )
-    corpus = [
-        layers[i]["snippet"] + "\n" + latency_text(layers[i]["latency_ms"]) for i in l_split[0]
-    ]
-    corpus += [s.text for i in n_train for s in graphs[i].snippets]
-    # Kept with the encoders: their weights index its vocabulary.
-    tokenizer_path = config.results_dir / "tokenizer.json"
-    reuse = tokenizer_path.exists()  # encoders saved without their tokenizer are stale
-    if reuse:
-        tokenizer = load_tokenizer(tokenizer_path)
-    else:
-        tokenizer = train_tokenizer(corpus, config.vocab_size)
-        tokenizer.save(str(tokenizer_path))
-    encoders, encoder = _encoders(config, tokenizer, layers, l_split, say, reuse)
-    model = CobraModel(tokenizer, encoder)
-    layer_table = _layer_table(model, [layers[i] for i in l_split[2]])
+    start = time.monotonic()
+    deadline = None if config.time_limit_s is None else start + config.time_limit_s
+    # Two pools: the CPU-bound interpretation and ONNX export, and the training tasks
+    # (which drive the GPU where there is one), so that the export does not hold up
+    # the encoders in the queue.
+    cpu, training = cobra_tasks.pool(config.workers), cobra_tasks.pool(config.workers)
+    try:
+        with tempfile.TemporaryDirectory(prefix="cobra-") as scratch:
+            try:
+                return _run(config, (cpu, training), Path(scratch), deadline, say)
+            finally:
+                cobra_tasks.forget(Path(scratch) / "data.pkl")
+    finally:
+        cpu.terminate()
+        training.terminate()
 
+
+def _run(
+    config: CobraStudyConfig,
+    pools: tuple[Any, Any],
+    scratch: Path,
+    deadline: float | None,
+    say: Callable[[str], None],
+) -> CobraResults:
+    """:func:`run` with its pools (CPU tasks, training tasks) and a ``scratch`` folder."""
     path = config.results_dir / "networks.jsonl"
     results = read_jsonl(path, NetworkResult)
     done = {(r.method, r.seed) for r in results}
-    pairs = lambda idx: [(graphs[i], networks[i]["latency_ms"]) for i in idx]  # noqa: E731
-    measured = [networks[i]["latency_ms"] for i in n_test]
-    for seed in config.seeds:
-        for method in config.methods:
-            if method == "layerwise" and seed != config.seeds[0]:
-                continue  # deterministic
-            if (method, seed) in done:
-                continue
-            say(f"{method} seed {seed}")
-            start = time.perf_counter()
-            settings = config.gcn.model_copy(update={"seed": seed})
-            if method == "cobra-mean":
-                model.fit_gcn(pairs(n_train), pairs(n_valid), settings, {"readout": "mean"})
-                predicted = model.predict([graphs[i] for i in n_test]).tolist()
-            elif method == "cobra":
-                model.fit_gcn(pairs(n_train), pairs(n_valid), settings)
-                predicted = model.predict([graphs[i] for i in n_test]).tolist()
-                if seed == config.seeds[0]:
-                    model.info["study"] = {"command": config.command, "seed": seed}
-                    model.info["platform"] = networks[0]["platform"]
-                    model.save(config.results_dir / "model")
-            else:
-                predicted = _baseline(method, data, (n_train, n_valid, n_test), settings)
-            result = NetworkResult(
-                method,
-                seed,
-                metrics(measured, predicted),
-                measured,
-                [float(p) for p in predicted],
-                time.perf_counter() - start,
+    waiting = [
+        (method, seed)
+        for seed in config.seeds  # the first seed of every method first
+        for method in config.methods
+        if (method, seed) not in done and (method != "layerwise" or seed == config.seeds[0])
+    ]
+    data = _load(config, pools[0], any(m == "nnlp" for m, _ in waiting))
+    workers = pools[1]
+    say(f"interpreted {len(data['networks'])} networks")
+    networks, layers = data["networks"], data["layers"]
+    if len(networks) < 3 or len(layers) < 3:
+        raise ValueError(f"too little data: {len(networks)} networks, {len(layers)} layers")
+    split = _split(len(networks), config.split_seed, config.test_share, config.valid_share)
+    l_split = _split(
+        len(layers), config.split_seed, config.layer_test_share, config.layer_valid_share
+    )
+    tokenizer, reused = _tokenizer(config, data, split[0], l_split[0])
+    shared = {k: data[k] for k in ("layers", "snippets", "networks", "graphs")}
+    data_path = cobra_tasks.share(
+        shared, scratch / "data.pkl", isinstance(workers, cobra_tasks.Inline)
+    )
+    summary_path = config.results_dir / "encoders.json"
+    # Encoders saved without their tokenizer are stale.
+    encoders = json.loads(summary_path.read_text()) if reused and summary_path.exists() else {}
+    failed: list[str] = []
+    running: dict[Any, tuple[str, Any]] = {}
+    late = deadline is not None and time.monotonic() > deadline
+    for variant, append in (("with-latency", True), ("without-latency", False)):
+        weights = config.results_dir / f"encoder-{variant}.pt"
+        if not late and (variant not in encoders or not weights.exists()):
+            say(f"pre-training the encoder {variant}")
+            task = workers.apply_async(
+                cobra_tasks.pretrain, (config, variant, append, data_path, l_split)
             )
-            record_result(results, result, path)
+            running[task] = ("encoder", variant)
+    # Each (method, seed) waits for what it needs: COBRA for its encoder, NNLP for the
+    # ONNX features; the rest start at once.
+    onnx_parts, kept = data["onnx"]
+    onnx = None
+    measured = [networks[i]["latency_ms"] for i in split[2]]
+    while waiting or running:
+        late = deadline is not None and time.monotonic() > deadline
+        if late and not any(task.ready() for task in running):
+            say(f"time limit: {len(running)} tasks stopped, {len(waiting)} not started")
+            for pool in pools:
+                pool.terminate()  # free the cores and the GPU for the report
+            break
+        for method, seed in [] if late else list(waiting):
+            if method in ("cobra", "cobra-mean"):
+                if "with-latency" not in encoders:
+                    continue
+                extra = encoders["with-latency"]["config"]
+            elif method == "nnlp":
+                if onnx is None and all(p.ready() for p in onnx_parts):
+                    try:
+                        every = [f for p in onnx_parts for f in p.get()]
+                    except Exception as exc:  # the other methods go on
+                        failed.append(f"ONNX export: {exc!r}")
+                        say(f"FAILED {failed[-1]}")
+                        waiting = [w for w in waiting if w[0] != "nnlp"]
+                        break
+                    onnx = [every[i] for i in kept]
+                if onnx is None:
+                    continue
+                extra = onnx
+            else:
+                extra = None
+            waiting.remove((method, seed))
+            say(f"{method} seed {seed}")
+            task = workers.apply_async(
+                cobra_tasks.fit, (config, method, seed, data_path, split, extra)
+            )
+            running[task] = ("fit", (method, seed))
+        if not running:
+            if not waiting:
+                break
+            time.sleep(0.2)  # only the ONNX export is left to wait for
+            continue
+        for task in cobra_tasks.wait_any(running, deadline):
+            kind, key = running.pop(task)
+            try:
+                value = task.get()
+            except Exception as exc:  # one failed task must not stop the rest
+                failed.append(f"{kind} {key}: {exc!r}")
+                say(f"FAILED {failed[-1]}")
+                if key == "with-latency":  # COBRA's own: its GCNs cannot start
+                    waiting = [w for w in waiting if w[0] not in ("cobra", "cobra-mean")]
+                continue
+            if kind == "encoder":
+                encoders[key] = value
+                summary_path.write_text(json.dumps(encoders, indent=1) + "\n")
+                say(f"encoder {key}: best epoch {value['best_epoch']}")
+            else:
+                predicted, seconds = value
+                scores = metrics(measured, predicted)
+                result = NetworkResult(*key, scores, measured, predicted, seconds)
+                record_result(results, result, path)
+                say(f"{key[0]} seed {key[1]}: MAPE {scores['mape'] * 100:.1f} %")
+    layer_table = {}
+    if "with-latency" in encoders:
+        model = cobra_tasks.cobra_model(config, encoders["with-latency"]["config"])
+        model.encoder.to(config.pretrain.torch_device())
+        layer_table = _layer_table(model, [layers[i] for i in l_split[2]])
     summary = {
         "networks": len(networks),
         "networks_without_all_layers_timed": data["skipped"],
-        "split": [len(n_train), len(n_valid), len(n_test)],
+        "split": [len(part) for part in split],
         "layers": len(layers),
         "layer_split": [len(p) for p in l_split],
         "snippets_timed": len(data["snippets"]),
         "layer_sum_ratio": _sum_ratios(data),
         "vocab": tokenizer.get_vocab_size(),
+        "failed": failed,
     }
     return CobraResults(config, results, layer_table, encoders, summary)
+
+
+def _tokenizer(
+    config: CobraStudyConfig,
+    data: dict[str, Any],
+    train: Sequence[int],
+    train_layers: Sequence[int],
+) -> tuple[Any, bool]:
+    """The WordPiece tokenizer of the training snippets (layers and networks), and whether
+    it was read back: it is kept with the encoders in ``results_dir``, as their weights
+    index its vocabulary."""
+    path = config.results_dir / "tokenizer.json"
+    if path.exists():
+        return load_tokenizer(path), True
+    layers, graphs = data["layers"], data["graphs"]
+    corpus = [
+        layers[i]["snippet"] + "\n" + latency_text(layers[i]["latency_ms"]) for i in train_layers
+    ]
+    corpus += [s.text for i in train for s in graphs[i].snippets]
+    tokenizer = train_tokenizer(corpus, config.vocab_size)
+    tokenizer.save(str(path))
+    return tokenizer, False
 
 
 def _sum_ratios(data: dict[str, Any]) -> list[float]:
@@ -345,81 +414,6 @@ def _sum_ratios(data: dict[str, Any]) -> list[float]:
     return [float(q) for q in np.quantile(ratios, [0.1, 0.5, 0.9])]
 
 
-def _baseline(
-    method: str, data: dict[str, Any], split: tuple, settings: TrainSettings
-) -> list[float]:
-    """Test predictions (ms) of one baseline trained on the split's training networks."""
-    from nnlat.studies.cobra_baselines import layer_sum, layerwise_scale
-
-    graphs, networks, snippets = data["graphs"], data["networks"], data["snippets"]
-    train, valid, test = split
-    y = {i: networks[i]["latency_ms"] for i in range(len(networks))}
-    if method == "layerwise":
-        sums = {i: layer_sum(graphs[i], snippets) for i in range(len(graphs))}
-        scale = layerwise_scale([sums[i] for i in train + valid], [y[i] for i in train + valid])
-        return [scale * sums[i] for i in test]
-    if method == "nnlp":
-        return _nnlp(networks, split, settings)
-    return _brpnas(data, split, settings, with_latency=method == "brpnas++")
-
-
-def _brpnas(
-    data: dict[str, Any], split: tuple, settings: TrainSettings, with_latency: bool
-) -> list[float]:
-    import torch
-
-    from nnlat.predictor.networks.brpnas import BrpnasConfig, BrpnasGcn
-    from nnlat.predictor.training import predict_log, train_network
-    from nnlat.studies.cobra_baselines import brpnas_data, brpnas_features
-
-    graphs, networks = data["graphs"], data["networks"]
-    train, valid, test = split
-    kinds = sorted({s.kind for i in train for s in graphs[i].snippets})
-    latencies = data["snippets"] if with_latency else None
-    features = {i: brpnas_features(graphs[i], kinds, latencies) for i in train + valid + test}
-    stacked = np.concatenate([features[i] for i in train])
-    scaler = (stacked.mean(0), stacked.std(0) + 1e-6)
-    as_data = lambda idx: [  # noqa: E731
-        brpnas_data(features[i], graphs[i], scaler, networks[i]["latency_ms"]) for i in idx
-    ]
-    torch.manual_seed(settings.seed)
-    net = BrpnasGcn(
-        BrpnasConfig(
-            node_dim=stacked.shape[1], global_dim=0, platforms=1, hidden=256, static_features=False
-        )
-    )
-    train_network(net, as_data(train), as_data(valid), settings)
-    return np.exp(predict_log(net, as_data(test))).tolist()
-
-
-def _nnlp(networks: Sequence[dict], split: tuple, settings: TrainSettings) -> list[float]:
-    from nnlat.features.raw import raw_features
-    from nnlat.features.records import LatencyRecord
-    from nnlat.predictor.predictor import Predictor
-    from nnlat.zoo.cobra.networks import NETWORKS
-
-    def record(i: int) -> LatencyRecord:
-        graph = NETWORKS.model(networks[i]["config"]).to_graph()
-        return LatencyRecord(
-            networks[i]["graph_hash"],
-            "cobra-net",
-            networks[i]["platform"],
-            1,
-            networks[i]["latency_ms"],
-            raw_features(graph),
-        )
-
-    train, valid, test = split
-    fit = [record(i) for i in train + valid]
-    # Predictor.fit draws its own validation networks (by graph hash) from the fit pool,
-    # the same share as the study's.
-    share = len(valid) / len(fit)
-    predictor, _ = Predictor.fit(
-        fit, network="nnlp", settings=settings.model_copy(update={"valid_fraction": share})
-    )
-    return predictor.predict_records([record(i) for i in test]).tolist()
-
-
 def render(results: CobraResults) -> str:
     """The report: data, Table 1, Table 2, Figures 3 and 5 (the figures are PNG files)."""
     config, data = results.config, results.data
@@ -429,6 +423,7 @@ def render(results: CobraResults) -> str:
     lines += [
         f"Command: `{config.command}`",
         "",
+        *[f"**Failed: {line}**\n" for line in data.get("failed", [])],
         f"Networks: {data['networks']} with every layer also timed alone "
         f"({data['networks_without_all_layers_timed']} without were left out); split "
         f"train / validation / test = {' / '.join(map(str, data['split']))}. Layers: "

@@ -7,8 +7,10 @@
   the one-hot layer kind and all its parameters, read off the snippet; with
   ``latency=True`` also the layer's measured latency (BRP-NAS++). The GCN is
   :class:`~nnlat.predictor.networks.brpnas.BrpnasGcn`;
-* NNLP on the exported ONNX graph needs nothing here: the study hands
-  :class:`~nnlat.predictor.predictor.Predictor` the networks' ONNX records.
+* NNLP on the exported ONNX graph: :class:`~nnlat.predictor.predictor.Predictor` on
+  the networks' ONNX features (exported once per study, :mod:`cobra_tasks`).
+
+:func:`baseline` trains any of them and predicts the test networks.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -24,6 +27,7 @@ from torch_geometric.data import Data
 from nnlat.code.graph import CodeGraph
 from nnlat.code.snippet import snippet_input_shapes
 from nnlat.datasets.cobra import snippet_key
+from nnlat.predictor.training import TrainSettings
 
 # Constructor parameters read as numbers (a pair for 2-D ones), in this order.
 PARAMETERS = (
@@ -115,3 +119,82 @@ def brpnas_data(
         platform=torch.tensor([0]),
         y=torch.tensor([latency_ms], dtype=torch.float32),
     )
+
+
+def baseline(
+    method: str,
+    data: Mapping[str, Any],
+    split: tuple,
+    settings: TrainSettings,
+    features: Sequence[Any] | None = None,
+) -> list[float]:
+    """Test predictions (ms) of one baseline trained on the split's training networks.
+
+    Args:
+        method: ``layerwise``, ``brpnas``, ``brpnas++`` or ``nnlp``.
+        data: the study's ``graphs``, ``networks`` and ``snippets`` (latencies by key).
+        split: training, validation and test indices into ``networks``.
+        settings: the GCNs' training.
+        features: for ``nnlp``, each network's raw ONNX features (in ``networks`` order).
+    """
+    graphs, networks, snippets = data["graphs"], data["networks"], data["snippets"]
+    train, valid, test = split
+    y = {i: networks[i]["latency_ms"] for i in range(len(networks))}
+    if method == "layerwise":
+        sums = {i: layer_sum(graphs[i], snippets) for i in range(len(graphs))}
+        scale = layerwise_scale([sums[i] for i in train + valid], [y[i] for i in train + valid])
+        return [scale * sums[i] for i in test]
+    if method == "nnlp":
+        if features is None:
+            raise ValueError("nnlp needs the networks' ONNX features")
+        return _nnlp(networks, features, split, settings)
+    return _brpnas(data, split, settings, with_latency=method == "brpnas++")
+
+
+def _brpnas(
+    data: Mapping[str, Any], split: tuple, settings: TrainSettings, with_latency: bool
+) -> list[float]:
+    from nnlat.predictor.networks.brpnas import BrpnasConfig, BrpnasGcn
+    from nnlat.predictor.training import predict_log, train_network
+
+    graphs, networks = data["graphs"], data["networks"]
+    train, valid, test = split
+    kinds = sorted({s.kind for i in train for s in graphs[i].snippets})
+    latencies = data["snippets"] if with_latency else None
+    features = {i: brpnas_features(graphs[i], kinds, latencies) for i in train + valid + test}
+    stacked = np.concatenate([features[i] for i in train])
+    scaler = (stacked.mean(0), stacked.std(0) + 1e-6)
+    as_data = lambda idx: [  # noqa: E731
+        brpnas_data(features[i], graphs[i], scaler, networks[i]["latency_ms"]) for i in idx
+    ]
+    torch.manual_seed(settings.seed)
+    net = BrpnasGcn(
+        BrpnasConfig(
+            node_dim=stacked.shape[1], global_dim=0, platforms=1, hidden=256, static_features=False
+        )
+    )
+    train_network(net, as_data(train), as_data(valid), settings)
+    return np.exp(predict_log(net, as_data(test))).tolist()
+
+
+def _nnlp(
+    networks: Sequence[dict], features: Sequence[Any], split: tuple, settings: TrainSettings
+) -> list[float]:
+    from nnlat.features.records import LatencyRecord
+    from nnlat.predictor.predictor import Predictor
+
+    def record(i: int) -> LatencyRecord:
+        n = networks[i]
+        return LatencyRecord(
+            n["graph_hash"], "cobra-net", n["platform"], 1, n["latency_ms"], features[i]
+        )
+
+    train, valid, test = split
+    fit = [record(i) for i in train + valid]
+    # Predictor.fit draws its own validation networks (by graph hash) from the fit pool,
+    # the same share as the study's.
+    share = len(valid) / len(fit)
+    predictor, _ = Predictor.fit(
+        fit, network="nnlp", settings=settings.model_copy(update={"valid_fraction": share})
+    )
+    return predictor.predict_records([record(i) for i in test]).tolist()

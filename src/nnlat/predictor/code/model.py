@@ -111,7 +111,8 @@ class CobraModel:
     def snippet_features(self, texts: Sequence[str], batch: int = 128) -> np.ndarray:
         """Per snippet: the frozen embedding ⊕ the latency head's log(ms) (N × (C + 1)).
 
-        Distinct texts are embedded once per model (kept in a cache).
+        Distinct texts are embedded once per model (kept in a cache), on the encoder's
+        device.
         """
         self.encoder.eval()
         if len(self._cache) > MAX_CACHED_SNIPPETS:  # a long-lived process: bounded memory
@@ -120,9 +121,10 @@ class CobraModel:
         for start in range(0, len(missing), batch):
             chunk = missing[start : start + batch]
             ids = pad_ids(encode(self.tokenizer, chunk, self.encoder.config.max_len))
-            embedding = self.encoder.embed(ids)
+            embedding = self.encoder.embed(ids.to(self.encoder.tokens.weight.device))
             log_ms = self.encoder.log_latency(embedding)[:, None]
-            for text, row in zip(chunk, torch.cat([embedding, log_ms], 1).numpy(), strict=True):
+            rows = torch.cat([embedding, log_ms], 1).cpu().numpy()
+            for text, row in zip(chunk, rows, strict=True):
                 self._cache[text] = row
         width = self.encoder.config.dim + 1
         if not texts:
