@@ -51,7 +51,9 @@ fi
 mkdir -p "$OUT"
 
 main() {
-if compgen -G ".whl/*.whl" > /dev/null; then
+if [ -d /tmp/site ]; then  # installed already (by a script run beside this one)
+    export PYTHONPATH=/tmp/site:src
+elif compgen -G ".whl/*.whl" > /dev/null; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
         --target /tmp/site .whl/*.whl
     export PYTHONPATH=/tmp/site:src

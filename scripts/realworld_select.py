@@ -61,7 +61,7 @@ def summary(measured: np.ndarray, predicted: np.ndarray) -> dict[str, float]:
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--db", required=True)
+    parser.add_argument("--db", help="the measurement database (or --records)")
     parser.add_argument("--out", type=Path, default=Path("reports/realworld/selection"))
     parser.add_argument("--platform", default="epyc-ort1.32-fp32-t1")
     parser.add_argument("--methods", default="kernel-profiled,xgboost,nnlp")
