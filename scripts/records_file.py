@@ -9,6 +9,7 @@ never read one from anyone else (unpickling runs code).
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import pickle
 from pathlib import Path
@@ -17,9 +18,20 @@ from nnlat.features.records import LatencyRecord
 
 
 def write_records(path: Path, records: list[LatencyRecord]) -> None:
-    """Write ``records`` to ``path`` (gzipped pickle)."""
+    """Write ``records`` to ``path`` (gzipped pickle).
+
+    A graph measured on several platforms is one record per platform with equal
+    features: they are written once (pickle keeps one copy of a shared object), which
+    halves a multi-platform file.
+    """
+    shared: dict[tuple[str, bytes], object] = {}
+    compact = []
+    for record in records:
+        key = (record.graph_hash, record.raw.graph_values.tobytes())
+        raw = shared.setdefault(key, record.raw)
+        compact.append(dataclasses.replace(record, raw=raw))
     with gzip.open(path, "wb") as f:
-        pickle.dump(records, f)
+        pickle.dump(compact, f)
 
 
 def read_records(path: Path) -> list[LatencyRecord]:
