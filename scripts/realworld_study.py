@@ -116,7 +116,7 @@ def main() -> None:
     with Store.open(args.db) as store:
         every = load_records(
             store,
-            None if args.train else [args.platform],
+            None if args.train or args.dump_records else [args.platform],
             cache_dir=default_cache_dir(),
             cached_only=args.cached_only,
         )
