@@ -117,10 +117,10 @@ def _dims(type_proto: onnx.TypeProto) -> tuple[int | None, ...] | None:
 
 def _conflict(declared: tuple[int | None, ...], inferred: tuple[int | None, ...]) -> bool:
     return len(declared) != len(inferred) or any(
-        a is not None and b is not None and a != b
-        for a, b in zip(declared, inferred, strict=True)
+        a is not None and b is not None and a != b for a, b in zip(declared, inferred, strict=True)
     )
 
 
 def _show(dims: tuple[int | None, ...]) -> str:
-    return "(" + ", ".join("?" if d is None else str(d) for d in dims) + (",)" if len(dims) == 1 else ")")
+    shown = ["?" if d is None else str(d) for d in dims]
+    return f"({shown[0]},)" if len(shown) == 1 else f"({', '.join(shown)})"
