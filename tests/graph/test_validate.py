@@ -121,6 +121,14 @@ def test_a_real_shape_fault_is_refused_even_beside_a_contradicted_declaration() 
         load(_relu_declared([6], bad_add=True))
 
 
+def test_a_model_output_its_graph_contradicts_is_still_refused() -> None:
+    # The outputs are the model's interface: [2, 3] declared [6] is a fault, not bookkeeping.
+    model = _relu_declared([2, 3])
+    model.graph.output[0].CopyFrom(helper.make_tensor_value_info("y", TensorProto.FLOAT, [6]))
+    with pytest.raises(InvalidModelError, match="checker"):
+        load(model)
+
+
 def test_a_nul_byte_in_an_external_data_path_is_a_clean_error(tmp_path) -> None:
     model = tiny_model()
     weight = model.graph.initializer[0]

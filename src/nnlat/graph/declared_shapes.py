@@ -8,7 +8,10 @@ newest opset, merges a declared shape that conflicts with its own inference leni
 runs the model. nnlat never uses declared intermediate shapes either (normalisation
 forgets them and infers its own), so the checker is run again without the contradicted
 declarations rather than refusing the model. A conflict in the graph itself (an ``Add``
-whose inputs cannot broadcast) is no declaration and still fails the checker.
+whose inputs cannot broadcast) is no declaration and still fails the checker, and so does
+a contradicted shape of a model output: the outputs are the model's interface, and one
+that its graph contradicts is a fault of the model (a hostile ``hidden_size``, say), not
+of an exporter's bookkeeping.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ MAX_NAMED = 3
 
 @dataclass(frozen=True)
 class Contradiction:
-    """A declared shape (of a ``value_info`` entry or a graph output) inference contradicts."""
+    """A declared intermediate shape (``value_info``, a sub-graph's output) that inference
+    contradicts."""
 
     graph: int  # index of the graph in iter_graphs order
     name: str
@@ -40,10 +44,11 @@ class Contradiction:
 def contradicted_shapes(model: onnx.ModelProto) -> list[Contradiction]:
     """The declared shapes of ``model`` that its own shape inference contradicts.
 
-    Inference runs on a copy with every declared intermediate and output shape cleared,
-    not strictly and without data propagation (allocation-free), so a wrong declaration
-    does not feed the shapes it is compared with. Ranks must agree, and so must each
-    dimension known on both sides; a symbolic dimension agrees with anything.
+    Inference runs on a copy with every declared intermediate shape cleared, not strictly
+    and without data propagation (allocation-free), so a wrong declaration does not feed
+    the shapes it is compared with. Ranks must agree, and so must each dimension known on
+    both sides; a symbolic dimension agrees with anything. The model's own outputs are
+    not compared: a contradiction there stays the checker's to refuse.
 
     Args:
         model: a model whose weights may be value-less; not modified.
@@ -66,7 +71,7 @@ def contradicted_shapes(model: onnx.ModelProto) -> list[Contradiction]:
     bare = onnx.ModelProto()
     bare.CopyFrom(model)
     for graph in iter_graphs(bare.graph):
-        for value in _declared(graph):
+        for value in _declared(graph, bare.graph):
             value.type.tensor_type.ClearField("shape")
     try:
         inferred = shape_inference.infer_shapes(
@@ -77,8 +82,8 @@ def contradicted_shapes(model: onnx.ModelProto) -> list[Contradiction]:
     found = []
     pairs = zip(iter_graphs(model.graph), iter_graphs(inferred.graph), strict=True)
     for index, (graph, inferred_graph) in enumerate(pairs):
-        shapes = {v.name: _dims(v.type) for v in _declared(inferred_graph)}
-        for value in _declared(graph):
+        shapes = {v.name: _dims(v.type) for v in _declared(inferred_graph, inferred.graph)}
+        for value in _declared(graph, model.graph):
             declared, shape = _dims(value.type), shapes.get(value.name)
             if declared is not None and shape is not None and _conflict(declared, shape):
                 found.append(Contradiction(index, value.name, declared, shape))
@@ -91,7 +96,7 @@ def forget_declared(model: onnx.ModelProto, contradictions: list[Contradiction])
     for c in contradictions:
         names.setdefault(c.graph, set()).add(c.name)
     for index, graph in enumerate(iter_graphs(model.graph)):
-        for value in _declared(graph):
+        for value in _declared(graph, model.graph):
             if value.name in names.get(index, ()):
                 value.type.tensor_type.ClearField("shape")
 
@@ -103,9 +108,11 @@ def describe(contradictions: list[Contradiction]) -> str:
     return shown + (f"; and {more} more" if more > 0 else "")
 
 
-def _declared(graph: onnx.GraphProto) -> list[onnx.ValueInfoProto]:
-    """Declared tensor types a node's inference merges into (inputs are given, not merged)."""
-    return [v for v in (*graph.value_info, *graph.output) if v.type.HasField("tensor_type")]
+def _declared(graph: onnx.GraphProto, top: onnx.GraphProto) -> list[onnx.ValueInfoProto]:
+    """Declared intermediate tensor types: ``graph``'s value_info, and its outputs unless
+    it is the ``top``-level graph (inputs are given, not inferred)."""
+    values = [*graph.value_info, *([] if graph is top else graph.output)]
+    return [v for v in values if v.type.HasField("tensor_type")]
 
 
 def _dims(type_proto: onnx.TypeProto) -> tuple[int | None, ...] | None:
