@@ -118,3 +118,17 @@ def test_malformed_shapes_are_refused(model_path: Path, value: str) -> None:
     result = runner.invoke(app, ["inspect", str(model_path), "-i", value])
     assert result.exit_code == 2
     assert "NAME=DIMS" in result.output
+
+
+@pytest.mark.parametrize("name", ["loop_if_declared_scalar", "gather_declared_rank"])
+def test_a_contradicted_declared_shape_inspects_with_a_warning(name: str, tmp_path: Path) -> None:
+    # Strict ONNX checking refuses these (onnxruntime runs them): issue 33.
+    from nnlat.testing.hard_models import HARD_MODELS
+
+    path = tmp_path / f"{name}.onnx"
+    onnx.save(HARD_MODELS[name](), path)
+    result = runner.invoke(app, ["inspect", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["nodes"] > 0
+    [line] = [line for line in result.stderr.splitlines() if "declared shape" in line]
+    assert "contradicts" in line and "nnlat uses the inferred shapes" in line

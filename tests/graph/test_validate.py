@@ -6,7 +6,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from nnlat.errors import ExternalDataError, InvalidModelError, LimitExceededError
+from nnlat.errors import ExternalDataError, InvalidModelError, LimitExceededError, NnlatWarning
 from nnlat.graph import load
 from nnlat.limits import Limits
 from nnlat.testing import tiny_model
@@ -78,6 +78,53 @@ def test_the_onnx_checker_runs_with_shape_checks() -> None:
         ],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
     )
+    with pytest.raises(InvalidModelError, match="checker"):
+        load(model)
+
+
+def _relu_declared(shape: list, *, bad_add: bool = False) -> onnx.ModelProto:
+    """Relu of a [2, 3] input whose output ``r`` is declared ``shape``."""
+    nodes = [helper.make_node("Relu", ["a"], ["r"]), helper.make_node("Neg", ["r"], ["y"])]
+    inputs = [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3])]
+    if bad_add:  # and a real fault: [2, 3] + [4] cannot broadcast
+        nodes.append(helper.make_node("Add", ["a", "b"], ["z"]))
+        inputs.append(helper.make_tensor_value_info("b", TensorProto.FLOAT, [4]))
+    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+    if bad_add:
+        outputs.append(helper.make_tensor_value_info("z", TensorProto.FLOAT, None))
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        inputs,
+        outputs,
+        value_info=[helper.make_tensor_value_info("r", TensorProto.FLOAT, shape)],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("shape", [[6], [2, 4], ["n"]])
+def test_a_declared_shape_inference_contradicts_is_ignored_with_a_warning(shape) -> None:
+    # onnxruntime runs such a model (merging the declaration leniently): so does nnlat.
+    with pytest.warns(NnlatWarning, match=r"ignored 1 declared shape\(s\).*\br declared") as seen:
+        graph = load(_relu_declared(shape))
+    assert len(seen) == 1
+    assert graph.tensors["r"].shape == (2, 3)
+
+
+def test_a_declaration_that_agrees_is_no_warning(recwarn) -> None:
+    load(_relu_declared([2, "n"]))
+    assert not [w for w in recwarn if issubclass(w.category, NnlatWarning)]
+
+
+def test_a_real_shape_fault_is_refused_even_beside_a_contradicted_declaration() -> None:
+    with pytest.raises(InvalidModelError, match="checker"):
+        load(_relu_declared([6], bad_add=True))
+
+
+def test_a_model_output_its_graph_contradicts_is_still_refused() -> None:
+    # The outputs are the model's interface: [2, 3] declared [6] is a fault, not bookkeeping.
+    model = _relu_declared([2, 3])
+    model.graph.output[0].CopyFrom(helper.make_tensor_value_info("y", TensorProto.FLOAT, [6]))
     with pytest.raises(InvalidModelError, match="checker"):
         load(model)
 

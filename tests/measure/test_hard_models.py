@@ -9,7 +9,8 @@ import onnx
 import onnxruntime as ort
 import pytest
 
-from nnlat.graph import load
+from nnlat.errors import NnlatWarning
+from nnlat.graph import load, summarize
 from nnlat.measure.backends import get_backend
 from nnlat.measure.backends.base import graph_for
 from nnlat.measure.backends.timed_model import NORMAL_FORM
@@ -50,6 +51,24 @@ def test_every_corpus_model_measures_its_original_file(
     session = ort.InferenceSession(path.read_bytes(), providers=["CPUExecutionProvider"])
     outputs = session.run(None, inputs)
     assert all(np.isfinite(o).all() for o in outputs if o.dtype.kind == "f")
+
+
+@pytest.mark.parametrize("name", ["loop_if_declared_scalar", "gather_declared_rank"])
+def test_a_model_the_strict_checker_refuses_loads_and_measures(
+    name: str, platform: str, tmp_path: Path
+) -> None:
+    # Issue 33: the declared shape of one tensor contradicts ONNX inference; strict
+    # checking refuses the model, onnxruntime runs it, and so must nnlat.
+    model = HARD_MODELS[name]()
+    with pytest.raises(onnx.shape_inference.InferenceError, match="existing shape differ"):
+        onnx.checker.check_model(model, full_check=True)
+    path = tmp_path / f"{name}.onnx"
+    onnx.save(model, path)
+    with pytest.warns(NnlatWarning, match="declared shape"):
+        graph = load(path, input_shapes=HARD_MODEL_SHAPES.get(name))
+    assert summarize(graph).flops > 0
+    m = measure(path, platform, _spec(name))
+    assert m.status == "ok", m.error
 
 
 def test_a_graph_from_the_store_times_the_normal_form(platform: str) -> None:

@@ -8,7 +8,9 @@
 - uses an element type ONNX does not define (``41``);
 - has a negative or absurd size attribute: kernel, stride, dilation, pad, hidden size,
   group (a Conv with a 2**62 kernel, an LSTM with ``hidden_size = -1``, a stride of 0);
-- fails ``onnx.checker`` with full shape checks (strict shape inference).
+- fails ``onnx.checker`` with full shape checks (strict shape inference), once shapes
+  it declares that inference contradicts are set aside (with a warning: onnxruntime runs
+  such models, and nnlat infers its own shapes; :mod:`nnlat.graph.declared_shapes`).
 
 Weights are never read (:mod:`nnlat.graph.wire` drops their values before parsing), and
 the checker wants every initializer to hold values: it checks a copy in which each
@@ -18,12 +20,14 @@ changes nothing for type and shape checks.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 
 import onnx
 from onnx import checker
 
-from nnlat.errors import InvalidModelError
+from nnlat.errors import InvalidModelError, NnlatWarning
+from nnlat.graph.declared_shapes import contradicted_shapes, describe, forget_declared
 from nnlat.graph.onnx_io import check_size, iter_graphs
 from nnlat.graph.passes.options import NormalizeOptions
 from nnlat.graph.passes.toposort import toposort
@@ -203,18 +207,49 @@ def _check_attributes(node: onnx.NodeProto, label: str) -> None:
 
 
 def _check_onnx(model: onnx.ModelProto, label: str) -> None:
-    """``onnx.checker`` with full (strict) shape checks, on a copy without value-less weights."""
+    """``onnx.checker`` with full (strict) shape checks, on a copy without value-less weights.
+
+    Declared shapes that inference contradicts are no reason to refuse a model (see
+    :mod:`nnlat.graph.declared_shapes`): the checker runs again without them, and a
+    warning names what was ignored.
+    """
+    error = _checker_error(_prepared(model))
+    if error is None:
+        return
+    copy = _prepared(model)  # afresh: the checker's copy has outputs shaped by inference
+    contradictions = contradicted_shapes(copy)
+    if contradictions:
+        forget_declared(copy, contradictions)
+        error = _checker_error(copy)
+    if error is not None:
+        raise InvalidModelError(f"{label} fails the ONNX checker: {error}")
+    warnings.warn(
+        f"{label}: ignored {len(contradictions)} declared shape(s) that ONNX shape inference "
+        f"contradicts ({describe(contradictions)}); nnlat uses the inferred shapes",
+        NnlatWarning,
+        stacklevel=2,
+    )
+
+
+def _prepared(model: onnx.ModelProto) -> onnx.ModelProto:
+    """A copy for the checker: value-less weights as inputs, nodes in topological order."""
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
     _weights_as_inputs(copy)
     toposort(copy, NormalizeOptions())  # the checker wants the order normalisation makes
+    return copy
+
+
+def _checker_error(model: onnx.ModelProto) -> str | None:
+    """The first line of what the strict checker says is wrong, None if nothing."""
     try:
-        _shape_outputs(copy)
-        checker.check_model(copy, full_check=True)
+        _shape_outputs(model)
+        checker.check_model(model, full_check=True)
     except (checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
-        raise InvalidModelError(f"{label} fails the ONNX checker: {_first_line(exc)}") from None
+        return _first_line(exc)
     except (RuntimeError, ValueError) as exc:  # the C++ side raises some others
-        raise InvalidModelError(f"{label} fails the ONNX checker: {_first_line(exc)}") from None
+        return _first_line(exc)
+    return None
 
 
 def _shape_outputs(model: onnx.ModelProto) -> None:

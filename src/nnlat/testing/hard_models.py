@@ -15,6 +15,10 @@ name                    opset  what it exercises
 ``qdq_conv``            13     QDQ int8: ``QuantizeLinear``/``DequantizeLinear`` around ``Conv``
 ``scalar_gain``         18     a 0-d float input; ``ReduceMean`` with axes as an input
 ``range_loop``          13     ``Range`` and ``Loop`` whose counts are integer inputs
+``loop_if_declared_``   14     ``Loop`` → ``If`` → ``Cast`` whose ``[1]`` output the branch
+``scalar``                     declares a scalar: the strict checker refused it
+``gather_declared_``    16     a ``Gather`` of ``[top, 1]`` declared rank 1 (``ArgMax``,
+``rank``                       ``TopK``): the strict checker refused it
 ======================  =====  ===========================================================
 
 :data:`HARD_MODELS` maps each name to its builder, :data:`HARD_MODEL_SHAPES` to the input
@@ -357,6 +361,90 @@ def range_loop(width: int = 16) -> onnx.ModelProto:
     return _model(graph, 13)
 
 
+def loop_if_declared_scalar(width: int = 16) -> onnx.ModelProto:
+    """A ``Loop`` whose condition comes from an ``If``, one branch of which ends in a
+    ``Cast`` to a ``[1]`` tensor that the branch declares a scalar (a Paddle2ONNX export,
+    as of a table-structure decoder).
+
+    The strict ONNX checker refuses it (``Loop`` → ``If`` → ``Cast``: inferred rank 1,
+    declared 0); onnxruntime runs it. Inputs: ``x`` (batch, width) and ``steps``.
+    """
+    rng = _rng("loopif")
+    then_branch = helper.make_graph(
+        [helper.make_node("Identity", ["go_on"], ["then_cond"])],
+        "then_branch",
+        [],
+        [_value("then_cond", TensorProto.BOOL, [])],
+    )
+    else_branch = helper.make_graph(
+        [
+            helper.make_node("Cast", ["step"], ["step_f"], to=FLOAT),
+            helper.make_node("Add", ["step_f", "one_f"], ["next_f"]),
+            helper.make_node("Cast", ["next_f"], ["else_cond"], to=TensorProto.BOOL),
+        ],
+        "else_branch",
+        [],
+        [_value("else_cond", TensorProto.BOOL, [])],  # what it computes is [1]
+    )
+    body = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["state_in", "w"], ["mixed"]),
+            helper.make_node("Tanh", ["mixed"], ["state_out"]),
+            helper.make_node("Less", ["step", "half"], ["early"]),
+            helper.make_node(
+                "If", ["early"], ["cond_out"], then_branch=then_branch, else_branch=else_branch
+            ),
+        ],
+        "loop_body",
+        [
+            _value("step", INT64, []),
+            _value("cond_in", TensorProto.BOOL, []),
+            _value("state_in", FLOAT, ["batch", width]),
+        ],
+        [_value("cond_out", TensorProto.BOOL, None), _value("state_out", FLOAT, ["batch", width])],
+    )
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["steps", "go_on", "x"], ["y"], body=body)],
+        "loop_if_declared_scalar",
+        [_value("x", FLOAT, ["batch", width]), _value("steps", INT64, [])],
+        [_value("y", FLOAT, ["batch", width])],
+        initializer=[
+            _weight(rng, "w", width, width),
+            _const("half", 2),
+            _const("go_on", True, np.bool_),
+            _const("one_f", [1.0], np.float32),
+        ],
+    )
+    return _model(graph, 14)
+
+
+def gather_declared_rank(width: int = 16, classes: int = 4, top: int = 5) -> onnx.ModelProto:
+    """A detector head whose ``Gather`` output is declared rank 1 where it is ``[top, 1]``
+    (a Paddle2ONNX export: labels picked by ``TopK`` indices after ``ArgMax``).
+
+    The strict ONNX checker refuses it (``Gather``: inferred rank 2, declared 1);
+    onnxruntime runs it. Input: ``boxes`` (n, width) with n at least ``top``.
+    """
+    rng = _rng("gatherrank")
+    nodes = [
+        helper.make_node("MatMul", ["boxes", "w"], ["logits"]),
+        helper.make_node("ArgMax", ["logits"], ["labels"], axis=1, keepdims=1),
+        helper.make_node("ReduceMax", ["logits"], ["best"], axes=[1], keepdims=0),
+        helper.make_node("TopK", ["best", "k"], ["scores", "order"]),
+        helper.make_node("Gather", ["labels", "order"], ["top_labels"], axis=0),
+        helper.make_node("Cast", ["top_labels"], ["classes"], to=FLOAT),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "gather_declared_rank",
+        [_value("boxes", FLOAT, ["n", width])],
+        [_value("scores", FLOAT, [top]), _value("classes", FLOAT, [top, 1])],
+        initializer=[_weight(rng, "w", width, classes), _const("k", [top])],
+        value_info=[_value("top_labels", INT64, ["top"])],  # what it computes is [top, 1]
+    )
+    return _model(graph, 16)
+
+
 HARD_MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "vad_lstm_if": vad_lstm_if,
     "bert_token_types": bert_token_types,
@@ -365,6 +453,8 @@ HARD_MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "qdq_conv": qdq_conv,
     "scalar_gain": scalar_gain,
     "range_loop": range_loop,
+    "loop_if_declared_scalar": loop_if_declared_scalar,
+    "gather_declared_rank": gather_declared_rank,
 }
 
 HARD_MODEL_SHAPES: dict[str, dict[str, tuple[int, ...]]] = {
@@ -375,5 +465,6 @@ HARD_MODEL_SHAPES: dict[str, dict[str, tuple[int, ...]]] = {
         "token_type_ids": (1, 16),
     },
     "scalar_gain": {"gain": ()},
+    "gather_declared_rank": {"boxes": (16, 16)},
 }
 """Input shapes to measure each model with (dynamic dimensions; batch sizes come from -b)."""
