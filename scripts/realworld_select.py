@@ -102,16 +102,24 @@ def main(argv: list[str]) -> None:
         for method in args.methods.split(",")
         if (group, method) not in done and any(r.family in group.split("+") for r in records)
     ]
-    global _RECORDS, _SETTINGS
-    _RECORDS, _SETTINGS = records, settings
-    if args.jobs > 1:  # fork: the children share the records; one torch thread each
+    if args.jobs > 1:
+        # Spawned, not forked: a child of a process that has touched CUDA cannot use it
+        # (seen on a lent GPU: "CUDA error: initialization error"). Each child reads the
+        # records from a file once.
         import multiprocessing
+        import tempfile
 
-        with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
-            rows = pool.imap_unordered(_one_run, runs)
-            for row in rows:
-                _write(results_path, row)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = args.records or Path(tmp) / "records.pkl.gz"
+            if not args.records:
+                write_records(path, records)
+            context = multiprocessing.get_context("spawn")
+            start = (path, settings, args.platform)
+            with context.Pool(args.jobs, _start_worker, start) as pool:
+                for row in pool.imap_unordered(_one_run, runs):
+                    _write(results_path, row)
     else:
+        _start_worker(None, settings, args.platform, records)
         for run in runs:
             _write(results_path, _one_run(run))
     render(
@@ -123,6 +131,19 @@ def main(argv: list[str]) -> None:
 
 _RECORDS: list = []  # type: ignore[type-arg]
 _SETTINGS = TrainSettings()
+
+
+def _start_worker(
+    path: Path | None,
+    settings: TrainSettings,
+    platform: str,
+    records: list | None = None,  # type: ignore[type-arg]
+) -> None:
+    """Give this process the platform's records (read from ``path`` unless given)."""
+    global _RECORDS, _SETTINGS
+    every = records if records is not None else read_records(path)  # type: ignore[arg-type]
+    _RECORDS = [r for r in every if r.platform == platform and r.source != REAL_WORLD]
+    _SETTINGS = settings
 
 
 def _one_run(run: tuple[str, str]) -> dict:  # type: ignore[type-arg]

@@ -99,6 +99,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("reports/realworld"))
     parser.add_argument("--platform", default="epyc-ort1.32-fp32-t1")
     parser.add_argument("--methods", default="nnlp,xgboost,flops-macs-lr")
+    parser.add_argument(
+        "--training-sets",
+        default=",".join(held_out.TRAINING_SETS),
+        help="comma-separated names of held_out.TRAINING_SETS",
+    )
     parser.add_argument("--epochs", type=int, default=80)
     parser.add_argument("--cached-only", action="store_true")
     parser.add_argument("--predictor", type=Path, action="append", default=[])
@@ -148,6 +153,7 @@ def main() -> None:
     config = held_out.HeldOutConfig(
         platform=args.platform,
         methods=tuple(args.methods.split(",")),
+        training_sets={n: held_out.TRAINING_SETS[n] for n in args.training_sets.split(",")},
         settings=TrainSettings(epochs=args.epochs),
         command=command,
     )
