@@ -39,8 +39,17 @@ from nnlat.store import Store
 from nnlat.studies import held_out
 
 
-def predictor_section(path: Path, records: list, platform: str) -> list[str]:  # type: ignore[type-arg]
-    """Markdown: a saved predictor's errors on the real-world records of ``platform``."""
+def predictor_section(
+    path: Path,
+    records: list,  # type: ignore[type-arg]
+    platform: str,
+    partner: tuple[str, dict[str, float]] | None = None,
+) -> list[str]:
+    """Markdown: a saved predictor's errors on the real-world records of ``platform``.
+
+    With ``partner`` (a study method's name and its prediction per model), also the
+    geometric mean of the two predictions: the ensemble chosen on held-out families.
+    """
     predictor = Predictor.load(path)
     test = [r for r in records if r.source == REAL_WORLD and r.platform == platform]
     head = platform
@@ -50,20 +59,30 @@ def predictor_section(path: Path, records: list, platform: str) -> list[str]:  #
         head = match_platform(platform, predictor.platforms).head
     measured = np.array([r.latency_ms for r in test])
     predicted = predictor.predict_raw([r.raw for r in test], head)
+    columns = {"predicted ms": predicted}
+    if partner is not None:
+        name, by_model = partner
+        other = np.array([by_model[r.family] for r in test])
+        columns[f"× {name} (geometric mean)"] = np.sqrt(predicted * other)
     lines = [
         f"## Saved predictor `{path}` ({predictor.info.get('name', '?')}, head {head})",
         "",
-        f"MAPE {mape(measured, predicted) * 100:.1f} %, "
-        f"Acc(10 %) {acc_within(measured, predicted, 0.1) * 100:.0f} %, "
-        f"Acc(25 %) {acc_within(measured, predicted, 0.25) * 100:.0f} % "
-        f"over {len(test)} models.",
-        "",
-        "| model | measured ms | predicted ms | error |",
-        "|---|---|---|---|",
     ]
-    for record, value in zip(test, predicted, strict=True):
-        error = value / record.latency_ms - 1
-        lines.append(f"| {record.family} | {record.latency_ms:.4g} | {value:.4g} | {error:+.0%} |")
+    for label, values in columns.items():
+        lines.append(
+            f"{label.removesuffix(' ms').capitalize()}: MAPE {mape(measured, values) * 100:.1f} %, "
+            f"Acc(10 %) {acc_within(measured, values, 0.1) * 100:.0f} %, "
+            f"Acc(25 %) {acc_within(measured, values, 0.25) * 100:.0f} % "
+            f"over {len(test)} models."
+        )
+        lines.append("")
+    lines += [
+        "| model | measured ms | " + " | ".join(f"{c} (error)" for c in columns) + " |",
+        "|---|---|" + "---|" * len(columns),
+    ]
+    for i, record in enumerate(test):
+        cells = [f"{v[i]:.4g} ({v[i] / record.latency_ms - 1:+.0%})" for v in columns.values()]
+        lines.append(f"| {record.family} | {record.latency_ms:.4g} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -109,6 +128,11 @@ def main() -> None:
     parser.add_argument("--predictor", type=Path, action="append", default=[])
     parser.add_argument("--train", type=Path, help="retrain the shipped predictor into DIR")
     parser.add_argument("--skip-study", action="store_true", help="only --train and judge")
+    parser.add_argument(
+        "--ensemble-with",
+        help="a study method: also judge each saved predictor averaged with it (geometric "
+        "mean; the method as trained on the last training set)",
+    )
     args = parser.parse_args()
     if args.records:
         if not args.train:
@@ -165,8 +189,16 @@ def main() -> None:
         )
         text = held_out.render(study)
         held_out.plot(study.rows, args.out / "plot.png")
+    partner = None
+    if args.ensemble_with and not args.skip_study:
+        row = [r for r in study.rows if r.method == args.ensemble_with][-1]
+        partner = (
+            f"{row.method} ({row.training_set})",
+            dict(zip(row.models, row.predicted_ms, strict=True)),
+        )
     for path in args.predictor:
-        text += "\n" + "\n".join(predictor_section(path, records, args.platform)) + "\n"
+        section = predictor_section(path, records, args.platform, partner)
+        text += "\n" + "\n".join(section) + "\n"
     name = "README.md" if not args.skip_study else "predictors.md"
     (args.out / name).write_text(text)
     print(f"wrote {args.out / name}")

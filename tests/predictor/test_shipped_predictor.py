@@ -18,22 +18,31 @@ from nnlat.predictor.metrics import mape
 from nnlat.store import Store
 
 DATA = Path(__file__).parents[2] / "data"
-PLATFORMS = ["epyc-ort1.31-fp32-t1", "xeon-openvino2026.4-fp32-t1", "xeon-ort1.31-fp32-t1"]
+PLATFORMS = [
+    "epyc-ort1.31-fp32-t1",
+    "epyc-ort1.32-fp32-t1",
+    "xeon-openvino2026.4-fp32-t1",
+    "xeon-ort1.31-fp32-t1",
+    "xeon-ort1.32-fp32-t1",
+]
 
 
 def test_shipped_predictor_loads_with_its_platforms() -> None:
     predictor = load_predictor()
     assert predictor.platforms == PLATFORMS
-    assert predictor.info["name"] == "nnlat-zoo"
+    assert predictor.info["name"] == "nnlat-zoo-corpus"
 
 
 @pytest.mark.parametrize(
     ("dataset", "platform", "family"),
     [
-        ("nnlqp10-xeon", PLATFORMS[2], "squeezenet"),
-        ("nnlqp10-xeon", PLATFORMS[2], "nasbench201"),
+        ("nnlqp10-xeon", PLATFORMS[3], "squeezenet"),
+        ("nnlqp10-xeon", PLATFORMS[3], "nasbench201"),
         ("epyc-ort", PLATFORMS[0], "seqnet"),
         ("epyc-ort", PLATFORMS[0], "segnet"),
+        ("epyc-ort132", PLATFORMS[1], "tinynet"),
+        ("corpus-epyc", PLATFORMS[1], "det-head"),
+        ("corpus-xeon", PLATFORMS[4], "ocr-crnn"),
     ],
 )
 @pytest.mark.slow
@@ -61,7 +70,7 @@ def test_shipped_predictor_scales_with_batch_size() -> None:
 
     model = get_family("resnet").model(get_family("resnet").canonical["resnet18"])
     one, eight = (raw_features(model.to_graph(batch_size=b)) for b in (1, 8))
-    ms_one, ms_eight = load_predictor().predict_raw([one, eight], PLATFORMS[2])
+    ms_one, ms_eight = load_predictor().predict_raw([one, eight], PLATFORMS[3])
     assert 1 < ms_eight / ms_one < 20
 
 
