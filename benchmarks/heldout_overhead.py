@@ -32,8 +32,8 @@ from nnlat.measure.inputs import random_inputs
 from nnlat.measure.runner import measure, reference_platform
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "scripts"))
-from fetch_heldout import HELDOUT
-from measure_heldout import INPUT_SHAPES, INPUT_VALUES
+from fetch_heldout import SETS
+from measure_heldout import INPUT_VALUES, SHAPES
 
 
 def bare_loop(path: Path, feed: dict[str, np.ndarray], budget_s: float) -> float:
@@ -62,6 +62,7 @@ def main() -> None:
         type=Path,
         default=Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "heldout",
     )
+    parser.add_argument("--set", type=int, choices=sorted(SETS), default=1, dest="heldout_set")
     args = parser.parse_args()
     platform = reference_platform().name
     budget_s = CAMPAIGN_SPEC.max_time_s
@@ -70,11 +71,11 @@ def main() -> None:
     print("|---|---|---|---|")
     within = total = 0
     differences = []
-    for entry in HELDOUT:
+    for entry in SETS[args.heldout_set]:
         if args.only and entry.name not in args.only:
             continue
-        path = args.cache / entry.package / entry.member
-        shapes = INPUT_SHAPES.get(entry.name, {})
+        path = args.cache / entry.relative_path()
+        shapes = SHAPES[args.heldout_set].get(entry.name, {})
         graph = load(path, input_shapes=shapes)
         # the shapes go in the spec too: its batch size alone would set every dimension 0
         spec = CAMPAIGN_SPEC.model_copy(update={"input_shapes": shapes})
