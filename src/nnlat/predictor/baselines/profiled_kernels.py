@@ -101,14 +101,18 @@ class ProfiledKernels:
         ).reshape(len(patterns), 2)
         return np.concatenate([np.log1p(np.maximum(x, 0.0)), codes], axis=1)
 
-    def _sums(self, records: Sequence[LatencyRecord]) -> np.ndarray:
-        """Each record's predicted kernel times, summed (ms)."""
-        sums = np.zeros(len(records), dtype=np.float64)
-        for i, record in enumerate(records):
-            patterns, x, _ = _kernel_table(record)
-            if patterns:
-                log_ms = self.booster_.predict(self._design(patterns, x))
-                sums[i] = float(np.sum(np.exp(np.asarray(log_ms, dtype=np.float64))))
+    def _sums(self, tables: Sequence[tuple[list[str], np.ndarray, object]]) -> np.ndarray:
+        """Each record's predicted kernel times, summed (ms), from its :func:`_kernel_table`.
+
+        Every kernel of every record goes through the trees in one call.
+        """
+        rows = [(i, p, x) for i, (p, x, _) in enumerate(tables) if p]
+        sums = np.zeros(len(tables), dtype=np.float64)
+        if rows:
+            design = np.concatenate([self._design(p, x) for _, p, x in rows])
+            owner = np.concatenate([np.full(len(p), i) for i, p, _ in rows])
+            kernel_ms = np.exp(np.asarray(self.booster_.predict(design), dtype=np.float64))
+            np.add.at(sums, owner, kernel_ms)
         return np.maximum(sums, _FLOOR_MS)
 
     def fit(self, records: Sequence[LatencyRecord]) -> Self:
@@ -145,7 +149,7 @@ class ProfiledKernels:
             max_cat_to_onehot=1,
         )
         self.booster_ = booster.fit(x, target)
-        sums = self._sums(records)
+        sums = self._sums(tables)
         self.slope_, self.intercept_ = np.polyfit(np.log(sums), np.log(latency), 1)
         return self
 
@@ -158,6 +162,6 @@ class ProfiledKernels:
         check_fitted(self, "booster_")
         if not records:
             return np.zeros(0, dtype=np.float64)
-        log_sum = np.log(self._sums(records))
+        log_sum = np.log(self._sums([_kernel_table(r) for r in records]))
         predicted = np.exp(self.slope_ * log_sum + self.intercept_)
         return np.maximum(predicted, MIN_LATENCY_MS)
