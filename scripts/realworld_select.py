@@ -69,10 +69,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument(
         "--records", type=Path, help="read the records from this file instead of --db"
     )
-    parser.add_argument("--dump-records", type=Path, help="write the records there and stop")
     args = parser.parse_args(argv)
 
-    if args.records:  # written by --dump-records, for a machine without the DB
+    if args.records:  # realworld_study.py --dump-records: for a machine without the DB
         records = read_records(args.records)
     else:
         with Store.open(args.db) as store:
@@ -80,10 +79,6 @@ def main(argv: list[str]) -> None:
                 store, [args.platform], cache_dir=default_cache_dir(), cached_only=True
             )
     records = [r for r in records if r.source != REAL_WORLD and r.platform == args.platform]
-    if args.dump_records:
-        write_records(args.dump_records, records)
-        print(f"wrote {len(records)} records to {args.dump_records}")
-        return
     print(f"{len(records)} records, {sum(r.node_shares is not None for r in records)} profiled")
     args.out.mkdir(parents=True, exist_ok=True)
     results_path = args.out / "results.jsonl"
