@@ -10,13 +10,11 @@
 # cobra_runs.tar.gz (the runs/ folder: networks.jsonl, encoders.json, the weights and the
 # COBRA model; extract into reports/cobra/ to resume or to re-render with the study).
 #
-# Expected on 16 cores + 1 H100 (estimated from per-step CPU overheads measured on one
-# EPYC core; no GPU was at hand): ~45 s to start and interpret the 2,000 networks (16
-# processes), ONNX export for NNLP ~100 s on 8 processes meanwhile; both encoders (40
-# epochs, 25,760 training layers, batches of 64) ~130-200 s side by side; each GCN fit
-# (300 epochs, batches of 32, less with early stopping) ~90-130 s, the baselines' from
-# the start, COBRA's after its encoder: all done at ~350 s of the study if the estimates
-# hold. The log prints the elapsed seconds at every step.
+# Seen on 16 cores + 1 H100 (2026-11-26, first try, 32,200 layers, encoder batches of 64):
+# an encoder epoch took ~16 s beside the GCN fits, so 40 epochs of two encoders did not fit
+# in one run; batches of 256 are the answer (below). That try also showed why the graphs
+# travel: its torch (2.11) renders other snippet texts than the 2.13 that timed them, and
+# only 30 of 2,000 networks matched (the study now refuses that, naming both versions).
 #
 # The wheels the machine lacks travel in .whl/ (git-ignored; carry it). Made with:
 #
@@ -40,9 +38,12 @@ WORK=${COBRA_WORK:-/tmp/cobra_gpu}
 # GCN batches of 32 (nnlat's CPU default is 8, the paper's 2): fifteen GCN fits share one
 # GPU, each bound by per-step overhead; a quarter of the steps is what fits in one run.
 GCN_BATCH=${COBRA_GCN_BATCH:-32}
+# Encoder batches of 256 (the CPU default is 64): a step of the small encoder costs the
+# GPU about the same at either size, so an epoch takes a quarter of the steps.
+ENCODER_BATCH=${COBRA_ENCODER_BATCH:-256}
 # COBRA_ARGS: more study options, e.g. "--methods layerwise cobra cobra-mean --seeds 0".
 read -r -a EXTRA <<< "${COBRA_ARGS:-}"
-ARGS=(--gcn-batch-size "$GCN_BATCH" "${EXTRA[@]}")
+ARGS=(--gcn-batch-size "$GCN_BATCH" --encoder-batch-size "$ENCODER_BATCH" "${EXTRA[@]}")
 if [ "${1:-}" = "--tiny" ]; then
     BUDGET=${COBRA_BUDGET_S:-175}
     ARGS=(--max-networks 10 --max-layers 120 --seeds 0 --encoder-epochs 1 --gcn-epochs 2
@@ -69,6 +70,12 @@ mkdir -p "$WORK"
 # To go on from an earlier run: COBRA_RESUME=<its cobra_runs.tar.gz, carried>.
 if [ -n "${COBRA_RESUME:-}" ]; then
     tar -xzf "$COBRA_RESUME" -C "$WORK" && echo "resuming from $COBRA_RESUME"
+fi
+# The snippet texts depend on the torch that renders them (constructor signatures), and the
+# machine's torch is not the one that timed them: COBRA_GRAPHS=<graphs.jsonl.gz written
+# here by `scripts/cobra_study.py --interpret-only`, carried> skips interpreting there.
+if [ -n "${COBRA_GRAPHS:-}" ]; then
+    mkdir -p "$WORK/runs" && cp "$COBRA_GRAPHS" "$WORK/runs/graphs.jsonl.gz"
 fi
 # Training stops at LIMIT; the report then takes ~20 s (more on a busy core).
 LIMIT=$((BUDGET - ${COBRA_MARGIN_S:-70} - SECONDS))

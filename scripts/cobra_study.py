@@ -24,7 +24,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from nnlat.predictor.code.pretraining import PretrainSettings
-from nnlat.studies.cobra import METHODS, CobraStudyConfig, draw_figures, render, run
+from nnlat.studies.cobra import (
+    METHODS,
+    CobraStudyConfig,
+    draw_figures,
+    interpret_networks,
+    render,
+    run,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CORES = len(os.sched_getaffinity(0))
@@ -64,6 +71,14 @@ def main(argv: list[str]) -> None:
         "--time-limit", type=float, help="seconds: stop training then, report what finished"
     )
     parser.add_argument("--vocab-size", type=int, default=2048, help="the tokenizer's vocabulary")
+    parser.add_argument(
+        "--encoder-batch-size", type=int, default=64, help="snippets per pre-training step"
+    )
+    parser.add_argument(
+        "--interpret-only",
+        action="store_true",
+        help="only interpret the networks into runs/graphs.jsonl.gz (to carry to another torch)",
+    )
     args = parser.parse_args(argv)
     config = CobraStudyConfig(
         data_dir=args.data,
@@ -72,13 +87,17 @@ def main(argv: list[str]) -> None:
         methods=tuple(args.methods),
         max_layers=args.max_layers,
         max_networks=args.max_networks,
-        pretrain=PretrainSettings(epochs=args.encoder_epochs),
+        pretrain=PretrainSettings(epochs=args.encoder_epochs, batch_size=args.encoder_batch_size),
         vocab_size=args.vocab_size,
         command=f"PYTHONPATH=src python scripts/cobra_study.py {shlex.join(argv)} ({_machine()})",
         scale_note=args.scale_note,
         workers=args.workers,
         time_limit_s=args.time_limit,
     )
+    if args.interpret_only:
+        count = interpret_networks(config)
+        print(f"{count} graphs in {config.results_dir / 'graphs.jsonl.gz'}")
+        return
     gcn = {"epochs": args.gcn_epochs, "batch_size": args.gcn_batch_size}
     config = replace(config, gcn=config.gcn.model_copy(update=gcn))
     start = time.monotonic()

@@ -9,13 +9,20 @@ import pytest
 import torch
 
 from nnlat.code import interpret_module
-from nnlat.datasets.cobra import measure_layers, measure_networks, measure_snippets, snippet_key
+from nnlat.datasets.cobra import (
+    append_records,
+    measure_layers,
+    measure_networks,
+    measure_snippets,
+    read_records,
+    snippet_key,
+)
 from nnlat.measure.backends.fake import FakeBackend
 from nnlat.measure.backends.registry import backend_registry
 from nnlat.measure.types import MeasureSpec
 from nnlat.predictor.code.encoder import EncoderConfig
 from nnlat.predictor.code.pretraining import PretrainSettings
-from nnlat.studies.cobra import CobraStudyConfig, metrics, render, run
+from nnlat.studies.cobra import CobraStudyConfig, interpret_networks, metrics, render, run
 from nnlat.studies.cobra_baselines import brpnas_features, layer_sum, layerwise_scale
 
 FAKE = "fake-fake1.0-fp32-t1"
@@ -101,3 +108,28 @@ def test_worker_processes_run_the_tasks(campaigns: Path, tmp_path: Path) -> None
     assert sorted(r.method for r in results.networks) == ["cobra", "layerwise"]
     assert set(results.encoders) == {"with-latency", "without-latency"}
     assert (tmp_path / "runs" / "encoder-without-latency.pt").exists()
+
+
+def test_interpreted_graphs_are_kept_and_read_back(campaigns: Path, tmp_path: Path) -> None:
+    config = _config(campaigns, tmp_path / "runs")
+    assert interpret_networks(config) == 8
+    kept = tmp_path / "runs" / "graphs.jsonl.gz"
+    size = kept.stat().st_size
+    assert interpret_networks(config) == 8 and kept.stat().st_size == size  # nothing new
+
+
+def test_graphs_whose_snippets_were_never_timed_stop_the_study(
+    campaigns: Path, tmp_path: Path
+) -> None:
+    """What a torch with other constructor signatures renders: texts nobody timed."""
+    config = _config(campaigns, tmp_path / "runs")
+    interpret_networks(config)
+    kept = tmp_path / "runs" / "graphs.jsonl.gz"
+    records = read_records(kept)
+    for record in records:
+        for snippet in record["graph"]["snippets"]:
+            snippet[1] = snippet[1].replace("layer=", "layer=torch.nn.Identity()or")
+    kept.unlink()
+    append_records(kept, records)
+    with pytest.raises(ValueError, match=r"only 0 of 8 networks .* renders snippets differently"):
+        run(config)

@@ -9,7 +9,7 @@ import torch
 
 from nnlat.code import SnippetModule, interpret_module
 from nnlat.zoo import get_family
-from nnlat.zoo.cobra import LAYERS, NETWORKS, layer_snippet, network_source
+from nnlat.zoo.cobra import LAYERS, NETWORKS, SOURCES, layer_snippet, network_source
 from nnlat.zoo.cobra.layers import (
     LAYER_TYPES,
     MAX_LAYER_MACS,
@@ -78,3 +78,15 @@ def test_a_network_source_builds_the_randdag_graph_and_reads_back_as_code() -> N
     assert all(s.location.startswith("cobra_net.py:") for s in graph.snippets)
     # One M-input addition per layer with several inputs.
     assert kinds.get("add", 0) == sum(len(layer["inputs"]) > 1 for layer in config["layers"])
+
+
+def test_a_module_given_as_source_is_built_as_written() -> None:
+    source = (
+        "import torch\nclass Tagger(torch.nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.lstm = torch.nn.LSTM(8, 4, batch_first=True)\n"
+        "    def forward(self, x):\n        return self.lstm(x)[0]\n"
+    )
+    model = SOURCES.model({"source": source, "class": "Tagger", "input": [1, 5, 8]})
+    assert model.input_shape == (1, 5, 8)
+    assert SOURCES.output_shape(model.config) == (1, 5, 4)
+    assert isinstance(SOURCES.build(model.config).lstm, torch.nn.LSTM)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -62,3 +63,35 @@ class CodeGraph:
         for snippet in self.snippets:
             counts[snippet.kind] = counts.get(snippet.kind, 0) + 1
         return counts
+
+    def to_json(self) -> dict[str, Any]:
+        """The graph as JSON-ready data (:meth:`from_json` reads it back).
+
+        Example:
+            >>> g = CodeGraph((Snippet("relu", "y=x0", "m.py:2", ((1, 4),)),), (), (), "")
+            >>> CodeGraph.from_json(g.to_json()) == g
+            True
+        """
+        return {
+            "snippets": [
+                [s.kind, s.text, s.location, [list(shape) for shape in s.output_shapes]]
+                for s in self.snippets
+            ],
+            "edges": [list(edge) for edge in self.edges],
+            "inputs": [[name, list(shape)] for name, shape in self.inputs],
+            "source": self.source,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CodeGraph:
+        """The graph that :meth:`to_json` wrote."""
+        snippets = tuple(
+            Snippet(kind, text, location, tuple(tuple(shape) for shape in shapes))
+            for kind, text, location, shapes in data["snippets"]
+        )
+        return cls(
+            snippets,
+            tuple((int(i), int(j)) for i, j in data["edges"]),
+            tuple((name, tuple(shape)) for name, shape in data["inputs"]),
+            data["source"],
+        )

@@ -31,6 +31,7 @@ what finished.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import statistics
 import tempfile
@@ -43,7 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from nnlat.datasets.cobra import read_records
+from nnlat.code.graph import CodeGraph
+from nnlat.datasets.cobra import append_records, read_records
 from nnlat.predictor.code.encoder import EncoderConfig
 from nnlat.predictor.code.model import CobraModel
 from nnlat.predictor.code.pretraining import PretrainSettings, predict_log_ms
@@ -188,21 +190,32 @@ def _load(config: CobraStudyConfig, workers: Any, onnx: bool) -> dict[str, Any]:
     }
     records = read_records(config.data_dir / "networks.jsonl.gz")[: config.max_networks]
     records = [r for r in records if r["status"] == "ok"]
-    parts = cobra_tasks.chunks(records, 4 * config.workers)
-    sources = [[(r["source"], r["config"]["resolution"]) for r in part] for part in parts]
-    interpreted = [workers.apply_async(cobra_tasks.interpret, (p,)) for p in sources]
     exports = []
     if onnx:
         parts = cobra_tasks.chunks([r["config"] for r in records], max(1, config.workers // 2))
         exports = [workers.apply_async(cobra_tasks.onnx_features, (p,)) for p in parts]
     networks, graphs, kept = [], [], []
     for index, (record, graph) in enumerate(
-        zip(records, (g for part in interpreted for g in part.get()), strict=True)
+        zip(
+            records,
+            interpreted_graphs(config.results_dir, records, workers, 4 * config.workers),
+            strict=True,
+        )
     ):
         if covered(graph, snippets):
             networks.append(record)
             graphs.append(graph)
             kept.append(index)
+    if len(networks) < 0.9 * len(records):
+        # The snippet texts name every constructor parameter of the installed torch, so a
+        # torch with other signatures renders texts the per-layer pass never timed.
+        timed_with = read_records(config.data_dir / "snippets.jsonl.gz")[0]["environment"]
+        raise ValueError(
+            f"only {len(networks)} of {len(records)} networks have every snippet timed alone: "
+            f"this torch ({torch_version()}) renders snippets differently from the one that "
+            f"timed them ({timed_with.get('torch')}); interpret them there "
+            "(scripts/cobra_study.py --interpret-only) and carry runs/graphs.jsonl.gz"
+        )
     return {
         "layers": layers,
         "snippets": snippets,
@@ -211,6 +224,58 @@ def _load(config: CobraStudyConfig, workers: Any, onnx: bool) -> dict[str, Any]:
         "skipped": len(records) - len(networks),
         "onnx": (exports, kept),
     }
+
+
+def interpret_networks(config: CobraStudyConfig) -> int:
+    """Interpret the networks into ``results_dir/graphs.jsonl.gz`` (what it lacks) and stop.
+
+    For a study on a machine whose torch renders snippets differently from the one that
+    timed them: interpret here, carry the file there. Returns how many graphs it holds.
+    """
+    records = read_records(config.data_dir / "networks.jsonl.gz")[: config.max_networks]
+    records = [r for r in records if r["status"] == "ok"]
+    workers = cobra_tasks.pool(config.workers)
+    try:
+        config.results_dir.mkdir(parents=True, exist_ok=True)
+        return len(interpreted_graphs(config.results_dir, records, workers, 4 * config.workers))
+    finally:
+        workers.terminate()
+
+
+def torch_version() -> str:
+    """The installed torch's version."""
+    import torch
+
+    return str(torch.__version__)
+
+
+def interpreted_graphs(
+    results_dir: Path, records: Sequence[dict], workers: Any, chunks: int = 1
+) -> list[CodeGraph]:
+    """The code graph of each network record, interpreted once and kept.
+
+    Graphs are kept in ``results_dir/graphs.jsonl.gz``, keyed by the digest of the
+    source and resolution: a study on a machine whose torch renders other snippet texts
+    reads the graphs of the torch that timed the snippets. The rest are interpreted by
+    ``workers`` (in ``chunks`` tasks) and added to the file.
+    """
+    path = results_dir / "graphs.jsonl.gz"
+    known = {r["key"]: CodeGraph.from_json(r["graph"]) for r in read_records(path)}
+    keys = [_source_key(r) for r in records]
+    todo = [r for r, key in zip(records, keys, strict=True) if key not in known]
+    parts = cobra_tasks.chunks(todo, chunks)
+    sources = [[(r["source"], r["config"]["resolution"]) for r in part] for part in parts]
+    interpreted = [workers.apply_async(cobra_tasks.interpret, (p,)) for p in sources]
+    graphs = (g for task in interpreted for g in task.get())
+    new = {_source_key(r): g for r, g in zip(todo, graphs, strict=True)}
+    append_records(path, [{"key": k, "graph": g.to_json()} for k, g in new.items()])
+    known.update(new)
+    return [known[key] for key in keys]
+
+
+def _source_key(record: dict) -> str:
+    text = f"{record['config']['resolution']}\n{record['source']}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _layer_table(model: CobraModel, test: Sequence[dict]) -> dict[str, Any]:

@@ -6,10 +6,10 @@ torch backend directly).
   Table 4), each one runnable snippet;
 * :mod:`nnlat.zoo.cobra.networks`: random ResNet-like networks (its Appendix A.2, the
   :mod:`nnlat.zoo.randdag` sampler), each written out as a standalone PyTorch source file
-  and built from that file.
+  and built from that file; ``SOURCES`` times any one-input module given as source.
 """
 
 from nnlat.zoo.cobra.layers import LAYERS, SNIPPETS, layer_snippet
-from nnlat.zoo.cobra.networks import NETWORKS, network_source
+from nnlat.zoo.cobra.networks import NETWORKS, SOURCES, network_source
 
-__all__ = ["LAYERS", "NETWORKS", "SNIPPETS", "layer_snippet", "network_source"]
+__all__ = ["LAYERS", "NETWORKS", "SNIPPETS", "SOURCES", "layer_snippet", "network_source"]

@@ -128,3 +128,30 @@ NETWORKS = Family(
     sample=sample,
     build=build,
 )
+
+
+def _source_build(config: Config) -> nn.Module:
+    return load_source_module(config["source"], config["class"], "model.py")
+
+
+def _source_output(config: Config) -> tuple[int, ...]:
+    with torch.device("meta"):
+        out = _source_build(config)(torch.empty(config["input"]))
+    return tuple(out.shape) if isinstance(out, torch.Tensor) else ()
+
+
+def _sources_not_sampled(rng: object) -> Config:
+    raise ValueError("cobra-source variants are given as source files, not sampled")
+
+
+SOURCES = Family(
+    name="cobra-source",
+    summary="a module class of a PyTorch source file, built and timed as written",
+    sample=_sources_not_sampled,
+    build=_source_build,
+    input_shape=lambda config: tuple(config["input"]),
+    output_shape=_source_output,
+)
+"""Any one-input module given as source (``{"source": text, "class": name, "input": dims}``;
+**the text is run**): how a hand-written module is timed on the torch platforms, to check
+a COBRA prediction of the same file (``scripts/cobra_handwritten.py``)."""
