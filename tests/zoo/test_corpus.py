@@ -10,12 +10,15 @@ import importlib
 import json
 import random
 
+import numpy as np
 import onnx
 import pytest
 
 from nnlat.errors import ExportError
 from nnlat.graph import graph_key, load
+from nnlat.measure.inputs import random_inputs
 from nnlat.zoo import CORPUS_FAMILY_MODULES, get_family
+from nnlat.zoo.corpus.tiny import KINDS
 from nnlat.zoo.family import Family
 from nnlat.zoo.generate import generate_variants
 
@@ -42,7 +45,7 @@ def _distinct_exports(name: str, seeds: range) -> list[onnx.ModelProto]:
     return models
 
 
-@pytest.mark.parametrize("name", ["rnn-control-flow", "audio-frontend"])
+@pytest.mark.parametrize("name", ["rnn-control-flow", "audio-frontend", "tiny-heads"])
 def test_cheap_generators_export_distinct_valid_models(name: str) -> None:
     for model in _distinct_exports(name, range(3)):
         onnx.checker.check_model(model)
@@ -59,6 +62,29 @@ def test_control_flow_puts_recurrent_ops_inside_if_and_loop() -> None:
         outer = next(n for n in graph.node if n.op_type in ("If", "Loop"))
         inner = {n.op_type for a in outer.attribute if a.g.node for n in a.g.node}
         assert inner & {"LSTM", "GRU", "RNN"}, kind
+
+
+def test_tiny_heads_draw_every_kind_and_run_with_nnlat_inputs() -> None:
+    ort = pytest.importorskip("onnxruntime")
+    family = get_family("tiny-heads")
+    configs = [family.sample(random.Random(seed)) for seed in range(200)]
+    assert {c["kind"] for c in configs} == set(KINDS)
+    integer = {"MatMulInteger", "ConvInteger", "DynamicQuantizeLSTM", "DynamicQuantizeLinear"}
+    for kind in KINDS:
+        floats = [c for c in configs if c["kind"] == kind and "int8" not in c][:2]
+        int8 = [c for c in configs if c["kind"] == kind and "int8" in c][:1]
+        assert floats and int8, kind
+        for config in floats + int8:
+            model = family.model(config).to_onnx()
+            onnx.checker.check_model(model, full_check=True)
+            ops = {n.op_type for n in model.graph.node}
+            assert bool(ops & integer) == ("int8" in config), (config, ops)
+            session = ort.InferenceSession(
+                model.SerializeToString(), providers=["CPUExecutionProvider"]
+            )
+            outputs = session.run(None, random_inputs(load(model)))
+            assert len(outputs) == (2 if kind == "rnn-step" else 1)
+            assert all(np.isfinite(o).all() for o in outputs), config
 
 
 def test_a_configuration_regenerates_the_same_graph() -> None:

@@ -51,6 +51,7 @@ CORPUS_FAMILY_MODULES = (
     "corpus.ocr",
     "corpus.audio_frontend",
     "corpus.control_flow",
+    "corpus.tiny",
     "corpus.int8_dynamic",
     "corpus.int8_qdq",
 )
@@ -64,6 +65,7 @@ CORPUS_FAMILIES = (
     "ocr-crnn",
     "audio-frontend",
     "rnn-control-flow",
+    "tiny-heads",
     "int8-dynamic",
     "int8-qdq",
 )

@@ -127,9 +127,18 @@ def quantize(config: Config, dynamic: bool) -> onnx.ModelProto:
     Raises:
         ExportError: the quantizer failed (the campaign then skips the configuration).
     """
+    return quantize_model(_float_model(config), config, dynamic)
+
+
+def quantize_model(model: onnx.ModelProto, config: Config, dynamic: bool) -> onnx.ModelProto:
+    """``model`` quantized with the options of ``config`` (as :func:`sample_dynamic` or
+    :func:`sample_static` draw them; the base keys are not read).
+
+    Raises:
+        ExportError: the quantizer failed (the campaign then skips the configuration).
+    """
     from onnxruntime import quantization as q
 
-    model = _float_model(config)
     with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         source, target = Path(folder) / "float.onnx", Path(folder) / "int8.onnx"
