@@ -12,4 +12,4 @@ FAMILY=${3:-nasbench201-int8}
 export PYTHONPATH=src
 export NNLAT_VELA_CONFIG=$PWD/src/nnlat/measure/vela_pool.ini
 POOL=$(python -c "from nnlat.measure.pool import VELA_HELD_OUT, VELA_POOL; print(','.join(VELA_POOL + VELA_HELD_OUT))")
-exec nice -n 10 taskset -c 0 python -m nnlat dataset build -f "$FAMILY" -n "$N" -p "$POOL" --seed 0 --db "$DB" --json
+exec nice -n "${NICE:-10}" taskset -c 0 python -m nnlat dataset build -f "$FAMILY" -n "$N" -p "$POOL" --seed 0 --db "$DB" --json
