@@ -75,6 +75,13 @@ def main(argv: list[str]) -> None:
         "--encoder-batch-size", type=int, default=64, help="snippets per pre-training step"
     )
     parser.add_argument(
+        "--encoders",
+        nargs="+",
+        choices=("with-latency", "without-latency"),
+        default=["with-latency", "without-latency"],
+        help="which encoders to pre-train (COBRA needs with-latency; Figure 5 both)",
+    )
+    parser.add_argument(
         "--interpret-only",
         action="store_true",
         help="only interpret the networks into runs/graphs.jsonl.gz (to carry to another torch)",
@@ -93,6 +100,7 @@ def main(argv: list[str]) -> None:
         scale_note=args.scale_note,
         workers=args.workers,
         time_limit_s=args.time_limit,
+        encoders=tuple(args.encoders),
     )
     if args.interpret_only:
         count = interpret_networks(config)

@@ -206,6 +206,33 @@ def test_materialized_real_world_models_run_with_finite_outputs(builder) -> None
     assert all(np.isfinite(o).all() for o in outputs if o.dtype.kind == "f")
 
 
+def test_a_weight_free_per_channel_int8_lstm_gets_zero_zero_points() -> None:
+    """DynamicQuantizeLSTM refuses non-zero weight zero points; per-channel ones are
+    vectors, so a weight-free file has lost them (six tiny-heads variants failed so)."""
+    from nnlat.zoo import get_family
+
+    config = {
+        "cell": "lstm",
+        "features": 32,
+        "width": 128,
+        "int8": {
+            "op_types": ["MatMul", "Gemm", "Conv", "LSTM", "Gather"],
+            "per_channel": True,
+            "reduce_range": True,
+            "weight_type": "QInt8",
+        },
+        "kind": "rnn-step",
+        "num_classes": 1,
+        "opset": 13,
+        "proj": "conv",
+        "seed": 0,
+    }
+    graph = load(get_family("tiny-heads").model(config).to_onnx())
+    assert any(n.op_type == "DynamicQuantizeLSTM" for n in graph.nodes)
+    outputs = _run(materialize_weights(graph.onnx_bytes, seed=0), random_inputs(graph))
+    assert all(np.isfinite(o).all() for o in outputs)
+
+
 def test_scalar_bool_input_is_an_array() -> None:
     # A 0-D draw is a NumPy scalar, which onnxruntime refuses ("numpy.bool").
     node = helper.make_node("Not", ["flag"], ["y"])

@@ -217,6 +217,13 @@ _SLOT_KINDS = {
     ("QuantizeLinear", 1): "scale",
     ("DequantizeLinear", 2): "zero",
     ("QuantizeLinear", 2): "zero",
+    # com.microsoft's int8 LSTM: weights, their scales, and zero points that must be 0.
+    ("DynamicQuantizeLSTM", 1): "quantized",
+    ("DynamicQuantizeLSTM", 2): "quantized",
+    ("DynamicQuantizeLSTM", 8): "scale",
+    ("DynamicQuantizeLSTM", 9): "zero",
+    ("DynamicQuantizeLSTM", 10): "scale",
+    ("DynamicQuantizeLSTM", 11): "zero",
     **{key: "index" for key in INDEX_SLOTS},
 }
 

@@ -98,6 +98,8 @@ class CobraStudyConfig:
         command: the command that ran the study, for the report.
         scale_note: what the report says about the data's scale.
         workers: processes for the tasks (:mod:`cobra_tasks`); 1 runs them in turn here.
+        encoders: which encoders to pre-train: ``with-latency`` (COBRA's) and
+            ``without-latency`` (only Figure 5's comparison needs it).
         time_limit_s: start no task after this many seconds and stop those running in
             worker processes (lost; a task run here is not stopped); what finished is
             kept and reported (None: no limit).
@@ -126,6 +128,7 @@ class CobraStudyConfig:
     scale_note: str = ""
     workers: int = 1
     time_limit_s: float | None = None
+    encoders: tuple[str, ...] = ("with-latency", "without-latency")
 
 
 @dataclass(frozen=True)
@@ -353,6 +356,8 @@ def _run(
     running: dict[Any, tuple[str, Any]] = {}
     late = deadline is not None and time.monotonic() > deadline
     for variant, append in (("with-latency", True), ("without-latency", False)):
+        if variant not in config.encoders:
+            continue
         weights = config.results_dir / f"encoder-{variant}.pt"
         if not late and (variant not in encoders or not weights.exists()):
             say(f"pre-training the encoder {variant}")
