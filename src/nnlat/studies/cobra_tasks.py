@@ -155,12 +155,15 @@ def pretrain(
         config.encoder,
         # a worker's stdout is the study's log
         on_epoch=lambda row: print(f"{variant} epoch {row}", flush=True),
+        # what a time limit stops is taken up again by the next run of the study
+        checkpoint=config.results_dir / f"encoder-{variant}.ckpt",
     )
     encoder.to(settings.torch_device())  # the test layers' masked passes, on the GPU too
     test_ppl = parameter_perplexity(
         encoder, tokenizer, [r["snippet"] for r in test], [r["latency_ms"] for r in test], settings
     )
     torch.save(encoder.cpu().state_dict(), config.results_dir / f"encoder-{variant}.pt")
+    (config.results_dir / f"encoder-{variant}.ckpt").unlink(missing_ok=True)
     return {
         "config": encoder.config.to_dict(),
         "history": result.history,

@@ -67,6 +67,42 @@ def test_pretraining_learns_parameter_tokens_with_and_without_the_appended_laten
         assert parameter_perplexity(encoder, tokenizer, *valid, settings) < vocabulary / 4
 
 
+def test_pretraining_stopped_after_an_epoch_resumes_from_its_checkpoint(tmp_path: Path) -> None:
+    """A time limit kills the pre-training process between epochs: the next run goes on
+    from the last epoch and ends where an uninterrupted run ends."""
+    texts, latencies = _layers(80)
+    tokenizer = train_tokenizer(texts, 256)
+    train, valid = (texts[:64], latencies[:64]), (texts[64:], latencies[64:])
+    settings = PretrainSettings(epochs=3, patience=3, batch_size=16)
+    whole, whole_result = pretrain_encoder(tokenizer, train, valid, settings, SMALL)
+    checkpoint = tmp_path / "encoder.ckpt"
+    first = PretrainSettings(epochs=1, patience=3, batch_size=16)
+    _, stopped = pretrain_encoder(tokenizer, train, valid, first, SMALL, checkpoint=checkpoint)
+    assert len(stopped.history) == 1 and checkpoint.exists()
+    seen: list[int] = []
+    resumed, result = pretrain_encoder(
+        tokenizer, train, valid, settings, SMALL, lambda row: seen.append(row[0]), checkpoint
+    )
+    assert seen == [2, 3]  # epoch 1 was not trained again
+    assert [row[:3] for row in result.history] == pytest.approx(
+        [row[:3] for row in whole_result.history]
+    )
+    for name, value in whole.state_dict().items():
+        assert torch.allclose(resumed.state_dict()[name], value), name
+    # Another run's checkpoint (other data) is not resumed.
+    seen.clear()
+    pretrain_encoder(
+        tokenizer,
+        (texts[:60], latencies[:60]),
+        valid,
+        settings,
+        SMALL,
+        lambda row: seen.append(row[0]),
+        checkpoint,
+    )
+    assert seen == [1, 2, 3]
+
+
 def test_a_saved_model_loads_and_predicts_the_same(tmp_path: Path) -> None:
     model = toy_cobra_model()
     graph = interpret_module(
