@@ -1,7 +1,7 @@
 """Code-to-prediction time of ``nnlat.predict_code`` on a ResNet-50 source file, one core.
 
     nice -n 10 taskset -c 0 env PYTHONPATH=src python benchmarks/predict_code_speed.py \\
-        --model reports/cobra/runs/model [--repeats 5]
+        --model reports/cobra/pipeline-check/model [--repeats 5]
 
 The file is a plain bottleneck ResNet-50 (written below, 53 convolutions, 224x224 input).
 Reported: the first call (loading the model included) and the median of the following
