@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -210,15 +211,25 @@ def _snippet_text(config: Config) -> str:
     return str(config["snippet"])
 
 
-def _snippet_output(config: Config) -> tuple[int, ...]:
-    text = _snippet_text(config)
+def output_on_meta(module: Callable[[], nn.Module], shape: Sequence[int]) -> tuple[int, ...]:
+    """The output shape of ``module()`` run on the meta device (``()``: not one tensor)."""
     with torch.device("meta"):
-        out = SnippetModule(text)(torch.empty(snippet_input_shapes(text)[0]))
+        out = module()(torch.empty(tuple(shape)))
     return tuple(out.shape) if isinstance(out, torch.Tensor) else ()
 
 
-def _not_sampled(rng: random.Random) -> Config:
-    raise ValueError("cobra-snippet variants come from networks' code, not from a sampler")
+def not_sampled(reason: str) -> Callable[[random.Random], Config]:
+    """A ``Family.sample`` for a family whose variants are given, never drawn."""
+
+    def sample(rng: random.Random) -> Config:
+        raise ValueError(reason)
+
+    return sample
+
+
+def _snippet_output(config: Config) -> tuple[int, ...]:
+    text = _snippet_text(config)
+    return output_on_meta(lambda: SnippetModule(text), snippet_input_shapes(text)[0])
 
 
 LAYERS = Family(
@@ -233,7 +244,7 @@ LAYERS = Family(
 SNIPPETS = Family(
     name="cobra-snippet",
     summary="one snippet the interpreter extracted from a network's code, timed alone",
-    sample=_not_sampled,
+    sample=not_sampled("cobra-snippet variants come from networks' code, not from a sampler"),
     build=lambda config: SnippetModule(_snippet_text(config)),
     input_shape=lambda config: snippet_input_shapes(_snippet_text(config))[0],
     output_shape=_snippet_output,

@@ -22,6 +22,7 @@ from torch import nn
 from nnlat.code.graph import CodeGraph
 from nnlat.code.interpret import interpret_module
 from nnlat.code.loader import load_source_module
+from nnlat.zoo.cobra.layers import not_sampled, output_on_meta
 from nnlat.zoo.family import Config, Family
 from nnlat.zoo.randdag import POOL_OPS, _merge, _shapes, sample, validate
 
@@ -134,23 +135,13 @@ def _source_build(config: Config) -> nn.Module:
     return load_source_module(config["source"], config["class"], "model.py")
 
 
-def _source_output(config: Config) -> tuple[int, ...]:
-    with torch.device("meta"):
-        out = _source_build(config)(torch.empty(config["input"]))
-    return tuple(out.shape) if isinstance(out, torch.Tensor) else ()
-
-
-def _sources_not_sampled(rng: object) -> Config:
-    raise ValueError("cobra-source variants are given as source files, not sampled")
-
-
 SOURCES = Family(
     name="cobra-source",
     summary="a module class of a PyTorch source file, built and timed as written",
-    sample=_sources_not_sampled,
+    sample=not_sampled("cobra-source variants are given as source files, not sampled"),
     build=_source_build,
     input_shape=lambda config: tuple(config["input"]),
-    output_shape=_source_output,
+    output_shape=lambda config: output_on_meta(lambda: _source_build(config), config["input"]),
 )
 """Any one-input module given as source (``{"source": text, "class": name, "input": dims}``;
 **the text is run**): how a hand-written module is timed on the torch platforms, to check
