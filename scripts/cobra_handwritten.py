@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from nnlat.datasets.cobra import NETWORK_SPEC, PLATFORM
@@ -43,9 +44,11 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--out", type=Path, help="write the Markdown table here")
     args = parser.parse_args(argv)
     source = MODELS.read_text()
+    # Relative to where the command runs, so that the notes name the file as the user does.
+    models = MODELS.relative_to(Path.cwd()) if MODELS.is_relative_to(Path.cwd()) else MODELS
     rows = []
     for name, shape, init in CASES:
-        predicted = predict_code(f"{MODELS}::{name}", {"x": shape}, init, model=args.model)
+        predicted = predict_code(f"{models}::{name}", {"x": shape}, init, model=args.model)
         if init:  # the family builds the class with its defaults: bind the arguments
             text = source + f"\n\nclass Case({name}):\n    def __init__(self):\n"
             text += f"        super().__init__(**{init!r})\n"
@@ -71,7 +74,12 @@ def main(argv: list[str]) -> None:
             ),
             flush=True,
         )
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     lines = [
+        "# Hand-written modules, predicted from source and timed (issue 32)",
+        "",
+        f"Command: `python scripts/cobra_handwritten.py {' '.join(argv)}` ({when}).",
+        "",
         f"Platform `{args.platform}`; COBRA model `{args.model}`.",
         "",
         "| module | input | arguments | layers | measured ms | predicted ms | error | "
