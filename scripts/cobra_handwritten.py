@@ -49,12 +49,7 @@ def main(argv: list[str]) -> None:
     rows = []
     for name, shape, init in CASES:
         predicted = predict_code(f"{models}::{name}", {"x": shape}, init, model=args.model)
-        if init:  # the family builds the class with its defaults: bind the arguments
-            text = source + f"\n\nclass Case({name}):\n    def __init__(self):\n"
-            text += f"        super().__init__(**{init!r})\n"
-            config = {"source": text, "class": "Case", "input": list(shape)}
-        else:
-            config = {"source": source, "class": name, "input": list(shape)}
+        config = {"source": source, "class": name, "input": list(shape), "init": init}
         measured = measure(SOURCES.model(config), args.platform, NETWORK_SPEC)
         if measured.status != "ok" or measured.stats is None:
             raise SystemExit(f"{name}: measurement {measured.status}: {measured.error}")

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 
 from nnlat.code.graph import CodeGraph
 from nnlat.datasets.cobra import append_records, read_records
@@ -191,8 +192,7 @@ def _load(config: CobraStudyConfig, workers: Any, onnx: bool) -> dict[str, Any]:
         for r in read_records(config.data_dir / "snippets.jsonl.gz")
         if r["status"] == "ok"
     }
-    records = read_records(config.data_dir / "networks.jsonl.gz")[: config.max_networks]
-    records = [r for r in records if r["status"] == "ok"]
+    records = _measured_networks(config)
     exports = []
     if onnx:
         parts = cobra_tasks.chunks([r["config"] for r in records], max(1, config.workers // 2))
@@ -215,7 +215,7 @@ def _load(config: CobraStudyConfig, workers: Any, onnx: bool) -> dict[str, Any]:
         timed_with = read_records(config.data_dir / "snippets.jsonl.gz")[0]["environment"]
         raise ValueError(
             f"only {len(networks)} of {len(records)} networks have every snippet timed alone: "
-            f"this torch ({torch_version()}) renders snippets differently from the one that "
+            f"this torch ({torch.__version__}) renders snippets differently from the one that "
             f"timed them ({timed_with.get('torch')}); interpret them there "
             "(scripts/cobra_study.py --interpret-only) and carry runs/graphs.jsonl.gz"
         )
@@ -235,8 +235,7 @@ def interpret_networks(config: CobraStudyConfig) -> int:
     For a study on a machine whose torch renders snippets differently from the one that
     timed them: interpret here, carry the file there. Returns how many graphs it holds.
     """
-    records = read_records(config.data_dir / "networks.jsonl.gz")[: config.max_networks]
-    records = [r for r in records if r["status"] == "ok"]
+    records = _measured_networks(config)
     workers = cobra_tasks.pool(config.workers)
     try:
         config.results_dir.mkdir(parents=True, exist_ok=True)
@@ -245,11 +244,10 @@ def interpret_networks(config: CobraStudyConfig) -> int:
         workers.terminate()
 
 
-def torch_version() -> str:
-    """The installed torch's version."""
-    import torch
-
-    return str(torch.__version__)
+def _measured_networks(config: CobraStudyConfig) -> list[dict[str, Any]]:
+    """The network records the study uses: the file's first ``max_networks``, those ok."""
+    records = read_records(config.data_dir / "networks.jsonl.gz")[: config.max_networks]
+    return [r for r in records if r["status"] == "ok"]
 
 
 def interpreted_graphs(

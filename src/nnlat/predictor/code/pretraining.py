@@ -87,9 +87,14 @@ class PretrainResult:
     seconds: float = 0.0
 
 
-def pad_ids(rows: Sequence[Sequence[int]]) -> torch.Tensor:
-    """Token id rows padded with 0 into one batch × longest tensor."""
-    width = max(len(r) for r in rows)
+def pad_ids(rows: Sequence[Sequence[int]], width: int | None = None) -> torch.Tensor:
+    """Token id rows padded with 0 into one batch × ``width`` tensor (default: the longest).
+
+    Example:
+        >>> pad_ids([[2, 5], [2]]).tolist(), pad_ids([[2]], width=3).tolist()
+        ([[2, 5], [2, 0]], [[2, 0, 0]])
+    """
+    width = max(len(r) for r in rows) if width is None else width
     out = torch.zeros(len(rows), width, dtype=torch.long)
     for i, row in enumerate(rows):
         out[i, : len(row)] = torch.tensor(row, dtype=torch.long)
@@ -113,13 +118,6 @@ class _Corpus:
     maskable_latency: torch.Tensor  # the same in the latency rows (latency excluded)
     parameters: torch.Tensor  # N × max_len bool: tokens of numbers (plain positions)
     targets: np.ndarray  # standardised log-latency
-
-
-def _padded(rows: Sequence[Sequence[int]], width: int) -> torch.Tensor:
-    out = torch.zeros(len(rows), width, dtype=torch.long)
-    for i, row in enumerate(rows):
-        out[i, : len(row)] = torch.tensor(row, dtype=torch.long)
-    return out
 
 
 def _corpus(
@@ -146,9 +144,9 @@ def _corpus(
         parameters[i, torch.from_numpy(parameter_positions(tokenizer, text, config.max_len))] = True
     return _Corpus(
         plain=plain,
-        plain_ids=_padded(plain, width),
+        plain_ids=pad_ids(plain, width),
         plain_len=plain_len,
-        latency_ids=_padded(with_latency, width),
+        latency_ids=pad_ids(with_latency, width),
         latency_len=latency_len,
         maskable_plain=(positions >= 1) & (positions < plain_len[:, None]),
         maskable_latency=(positions >= 1) & (positions < (latency_len - tail_len)[:, None]),

@@ -203,8 +203,7 @@ def input_shape(config: Config) -> tuple[int, ...]:
 
 def output_shape(config: Config) -> tuple[int, ...]:
     """The layer's output shape."""
-    with torch.device("meta"):
-        return tuple(build(config)(torch.empty(input_shape(config))).shape)
+    return output_on_meta(lambda: build(config), input_shape(config))
 
 
 def _snippet_text(config: Config) -> str:

@@ -132,7 +132,7 @@ NETWORKS = Family(
 
 
 def _source_build(config: Config) -> nn.Module:
-    return load_source_module(config["source"], config["class"], "model.py")
+    return load_source_module(config["source"], config["class"], "model.py", config.get("init"))
 
 
 SOURCES = Family(
@@ -143,6 +143,7 @@ SOURCES = Family(
     input_shape=lambda config: tuple(config["input"]),
     output_shape=lambda config: output_on_meta(lambda: _source_build(config), config["input"]),
 )
-"""Any one-input module given as source (``{"source": text, "class": name, "input": dims}``;
+"""Any one-input module given as source (``{"source": text, "class": name, "input": dims}``,
+optionally ``"init"``: the constructor's keyword arguments;
 **the text is run**): how a hand-written module is timed on the torch platforms, to check
 a COBRA prediction of the same file (``scripts/cobra_handwritten.py``)."""
