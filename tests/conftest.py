@@ -126,3 +126,11 @@ def databases(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[FreshD
 def store(databases: FreshDatabases) -> Store:
     """A store on a new, empty database of the current backend."""
     return databases.store()
+
+
+@pytest.fixture(autouse=True)
+def _no_user_onboardings(tmp_path_factory: pytest.TempPathFactory, monkeypatch) -> None:
+    """Tests never read or write the user's onboarded platforms and host calibrations
+    (`nnlat onboard` saves there, and a calibration scales every later prediction)."""
+    if "NNLAT_ONBOARD_DIR" not in os.environ:
+        monkeypatch.setenv("NNLAT_ONBOARD_DIR", str(tmp_path_factory.mktemp("onboarded")))

@@ -148,7 +148,8 @@ def predict_command(
     )
     served = results[0].served_by
     head = f" (head of {served})" if served and served != results[0].platform else ""
-    stdout.print(f"by {results[0].predictor}{head}", highlight=False)
+    scaled = f", {results[0].calibration}" if results[0].calibration else ""
+    stdout.print(f"by {results[0].predictor}{head}{scaled}", highlight=False)
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(no_wrap=True)  # the file names: never cut
     table.add_column(no_wrap=True, justify="right")

@@ -232,6 +232,7 @@ def load_records(
                 memory_bytes=memory_bytes(measurement),
                 energy_j=measurement.energy_j,
                 node_shares=_shares(measurement, len(raw.op_types)),
+                hardware=(measurement.environment or {}).get("hardware_fingerprint"),
             )
         )
         if on_record is not None:

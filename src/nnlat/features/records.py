@@ -52,6 +52,8 @@ class LatencyRecord:
             NaN for nodes no profiled kernel is credited to (fused away, folded, or not
             matched); None without a profile. The auxiliary target of graph networks
             that learn what each node costs.
+        hardware: the fingerprint of the host that measured it
+            (:func:`nnlat.measure.environment.detect_hardware`), None where not recorded.
     """
 
     graph_hash: str
@@ -64,6 +66,7 @@ class LatencyRecord:
     memory_bytes: float | None = None
     energy_j: float | None = None
     node_shares: np.ndarray | None = None
+    hardware: str | None = None
 
     def target(self, name: str) -> float | None:
         """The value of the target ``name`` (in :data:`TARGET_UNITS`), None if not measured.

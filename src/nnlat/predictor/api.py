@@ -23,8 +23,11 @@ from nnlat.forked import iter_forked, processes
 from nnlat.graph.hashing import graph_key
 from nnlat.graph.ir import Graph
 from nnlat.graph.load import load
+from nnlat.measure.environment import detect_hardware
 from nnlat.platform import PlatformMatch, UnknownPlatformError, match_platform
 from nnlat.predictor.batching import torch_threads
+from nnlat.predictor.calibration import Calibration, load_calibration
+from nnlat.predictor.hardware_check import other_hardware_warning, same_hardware
 from nnlat.predictor.predictor import Predictor, PredictorError
 from nnlat.zoo.family import ZooModel
 
@@ -49,6 +52,11 @@ class Prediction(BaseModel):
         target: what is predicted: ``latency``, ``memory`` or ``energy``.
         value: the estimate of ``target``, in ``unit``.
         unit: ``ms``, ``bytes`` or ``J`` (:data:`~nnlat.features.records.TARGET_UNITS`).
+        same_hardware: whether ``served_by``'s data were measured on this host's hardware
+            (by fingerprint, :mod:`nnlat.predictor.hardware_check`); None when the head is
+            of other hardware or its predictor does not record fingerprints.
+        calibration: the host's scale this latency carries, when the platform was
+            onboarded on this host (:mod:`nnlat.predictor.calibrate`), else None.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -63,6 +71,8 @@ class Prediction(BaseModel):
     target: str = "latency"
     value: float | None = None
     unit: str = "ms"
+    same_hardware: bool | None = None
+    calibration: str | None = None
 
     @model_validator(mode="after")
     def _latency_is_the_value(self) -> Prediction:
@@ -121,6 +131,15 @@ def _head_for(
     return choice
 
 
+def _calibration(head: PlatformMatch, predictor: str, fingerprint: str) -> Calibration | None:
+    """This host's saved calibration of the requested platform, if it was made for this
+    predictor's answering head (another predictor or head is not what was scaled)."""
+    found = load_calibration(head.requested, fingerprint)
+    if found is None or found.predictor != predictor or found.head != head.head:
+        return None
+    return found
+
+
 def _label(model: Any) -> str:
     """How a warning names a model: its file name, else its kind."""
     if isinstance(model, str | Path):
@@ -160,6 +179,7 @@ def predict_many(
     predictor: Predictor | str | Path | None = None,
     workers: int | None = None,
     target: str = "latency",
+    calibrated: bool = True,
 ) -> list[Prediction]:
     """Predict the latency (or ``target``) of several models on one platform, in one batch.
 
@@ -179,6 +199,8 @@ def predict_many(
             the shipped one.
         workers: processes that load models (default: the allowed cores; 1: in-process).
         target: ``latency`` (ms), ``memory`` (bytes) or ``energy`` (J).
+        calibrated: apply this host's calibration of ``platform`` when `nnlat onboard`
+            saved one for this predictor's head (latency only).
 
     Raises:
         PredictorError: no head of the predictor may answer for ``target`` on ``platform``.
@@ -200,6 +222,18 @@ def predict_many(
     if isinstance(predictor, str | Path):
         source = str(predictor)
     head = _head_for(chosen, platform, source, target)
+    label = f"{chosen.network}:{chosen.info.get('name', 'custom')}"
+    host = detect_hardware()
+    matched = same_hardware(chosen.info, head.head, host.hardware, host.fingerprint)
+    calibration = _calibration(head, label, host.fingerprint) if calibrated else None
+    if target != "latency":
+        calibration = None
+    if matched is False and calibration is None:
+        warnings.warn(
+            other_hardware_warning(head.head, chosen.info, host.fingerprint),
+            NnlatWarning,
+            stacklevel=2,
+        )
     load_one = functools.partial(_load_features, batch_size=batch_size, input_shapes=input_shapes)
     loaded: list[tuple[str, RawFeatures]] = []
 
@@ -213,9 +247,10 @@ def predict_many(
     forked = processes(len(models), workers, MIN_PARALLEL_MODELS) > 1
     with torch_threads(1 if forked else torch.get_num_threads()):
         values = chosen.predict_raw(raws(), head.head, target)
-    label = f"{chosen.network}:{chosen.info.get('name', 'custom')}"
+    scale = calibration.scale if calibration is not None else 1.0
     results = []
-    for model, (digest, raw), value in zip(models, loaded, values, strict=True):
+    for model, (digest, raw), unscaled in zip(models, loaded, values, strict=True):
+        value = float(unscaled) * scale
         unseen = chosen.schema.unseen_ops(raw)
         if unseen:
             warnings.warn(
@@ -234,6 +269,8 @@ def predict_many(
                 predictor=label,
                 served_by=head.head,
                 target=target,
+                same_hardware=matched,
+                calibration=calibration.note if calibration is not None else None,
                 value=float(value),
                 unit=TARGET_UNITS[target],
             )
@@ -249,6 +286,7 @@ def predict(
     *,
     predictor: Predictor | str | Path | None = None,
     target: str = "latency",
+    calibrated: bool = True,
 ) -> Prediction:
     """Predict the latency (or ``target``) of ``model`` on ``platform`` (see
     :func:`predict_many`).
@@ -262,7 +300,13 @@ def predict(
         (True, ())
     """
     return predict_many(
-        [model], platform, batch_size, input_shapes, predictor=predictor, target=target
+        [model],
+        platform,
+        batch_size,
+        input_shapes,
+        predictor=predictor,
+        target=target,
+        calibrated=calibrated,
     )[0]
 
 
@@ -291,6 +335,7 @@ def predict_heads(
     digest, raw = _load_features(model, batch_size, input_shapes)
     label = f"{chosen.network}:{chosen.info.get('name', 'custom')}"
     unseen = chosen.schema.unseen_ops(raw)
+    host = detect_hardware()
     return [
         Prediction(
             latency_ms=float(values[0]) if target == "latency" else None,
@@ -301,6 +346,7 @@ def predict_heads(
             predictor=label,
             served_by=platform,
             target=target,
+            same_hardware=same_hardware(chosen.info, platform, host.hardware, host.fingerprint),
             value=float(values[0]),
             unit=TARGET_UNITS[target],
         )

@@ -50,6 +50,7 @@ from nnlat.predictor.batching import (
     predict_log_raw,
     torch_threads,
 )
+from nnlat.predictor.hardware_check import HARDWARE_KEY, fingerprints_by_platform
 from nnlat.predictor.networks.brpnas import BrpnasConfig, BrpnasGcn
 from nnlat.predictor.networks.kernel_sage import KernelSage, KernelSageConfig
 from nnlat.predictor.networks.nnlp import Nnlp, NnlpConfig
@@ -309,6 +310,7 @@ class Predictor:
             "settings": settings.model_dump(),
             "best_epoch": result.best_epoch,
             "best_valid_mape": result.best_valid_mape,
+            HARDWARE_KEY: fingerprints_by_platform((r.platform, r.hardware) for r in records),
         }
         return result
 
