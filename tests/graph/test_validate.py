@@ -129,6 +129,17 @@ def test_a_model_output_its_graph_contradicts_is_still_refused() -> None:
         load(model)
 
 
+@pytest.mark.parametrize("declared", [[], [2, -1]])
+def test_a_model_output_declared_unknown_the_wrong_way_is_ignored(declared) -> None:
+    # PaddleOCR exports declare a scalar, or -1, for outputs they do not know; onnxruntime
+    # runs them, and so does nnlat (with the usual warning).
+    model = _relu_declared([2, 3])
+    model.graph.output[0].CopyFrom(helper.make_tensor_value_info("y", TensorProto.FLOAT, declared))
+    with pytest.warns(NnlatWarning, match=r"\by declared"):
+        graph = load(model)
+    assert graph.tensors[graph.outputs[0].name].shape == (2, 3)
+
+
 def test_a_nul_byte_in_an_external_data_path_is_a_clean_error(tmp_path) -> None:
     model = tiny_model()
     weight = model.graph.initializer[0]

@@ -11,7 +11,11 @@ declarations rather than refusing the model. A conflict in the graph itself (an 
 whose inputs cannot broadcast) is no declaration and still fails the checker, and so does
 a contradicted shape of a model output: the outputs are the model's interface, and one
 that its graph contradicts is a fault of the model (a hostile ``hidden_size``, say), not
-of an exporter's bookkeeping.
+of an exporter's bookkeeping. Except where the declaration is "unknown" written wrongly:
+a model output declared with no dimensions at all (a scalar, for what the graph makes a
+matrix) or with a negative dimension (``-1``, which ONNX has no meaning for) is how some
+exporters say they did not know the shape (PaddleOCR exports shipped in wheels do both);
+such an output declaration is forgotten like an intermediate one.
 """
 
 from __future__ import annotations
@@ -82,7 +86,8 @@ def contradicted_shapes(model: onnx.ModelProto) -> list[Contradiction]:
     found = []
     pairs = zip(iter_graphs(model.graph), iter_graphs(inferred.graph), strict=True)
     for index, (graph, inferred_graph) in enumerate(pairs):
-        shapes = {v.name: _dims(v.type) for v in _declared(inferred_graph, inferred.graph)}
+        values = [*inferred_graph.value_info, *inferred_graph.output]
+        shapes = {v.name: _dims(v.type) for v in values if v.type.HasField("tensor_type")}
         for value in _declared(graph, model.graph):
             declared, shape = _dims(value.type), shapes.get(value.name)
             if declared is not None and shape is not None and _conflict(declared, shape):
@@ -110,9 +115,26 @@ def describe(contradictions: list[Contradiction]) -> str:
 
 def _declared(graph: onnx.GraphProto, top: onnx.GraphProto) -> list[onnx.ValueInfoProto]:
     """Declared intermediate tensor types: ``graph``'s value_info, and its outputs unless
-    it is the ``top``-level graph (inputs are given, not inferred)."""
-    values = [*graph.value_info, *([] if graph is top else graph.output)]
-    return [v for v in values if v.type.HasField("tensor_type")]
+    it is the ``top``-level graph (inputs are given, not inferred), where only outputs
+    declared as "unknown" written wrongly count (:func:`_unknown_written_wrongly`)."""
+    outputs = [v for v in graph.output if graph is not top or _unknown_written_wrongly(v)]
+    return [v for v in [*graph.value_info, *outputs] if v.type.HasField("tensor_type")]
+
+
+def _unknown_written_wrongly(value: onnx.ValueInfoProto) -> bool:
+    """A declared shape with no dimensions, or with a negative one.
+
+    Example:
+        >>> from onnx import TensorProto, helper
+        >>> [_unknown_written_wrongly(helper.make_tensor_value_info("y", 1, s))
+        ...  for s in ([], [-1, 4], [2, 3], None)]
+        [True, True, False, False]
+    """
+    tensor_type = value.type.tensor_type
+    if not value.type.HasField("tensor_type") or not tensor_type.HasField("shape"):
+        return False
+    dims = tensor_type.shape.dim
+    return not dims or any(d.HasField("dim_value") and d.dim_value < 0 for d in dims)
 
 
 def _dims(type_proto: onnx.TypeProto) -> tuple[int | None, ...] | None:
