@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
 
+from check_heldout import training_hashes
 from fetch_heldout import HELDOUT, HELDOUT_2, HELDOUT_3, SETS, markdown
 from measure_heldout import INPUT_SHAPES, INPUT_SHAPES_2, INPUT_SHAPES_3, INPUT_VALUES
 
@@ -51,3 +54,12 @@ def test_markdown_has_one_row_per_entry_of_the_set() -> None:
     assert len(markdown().splitlines()) == 2 + len(HELDOUT)  # heading and separator rows
     assert len(markdown(HELDOUT_2).splitlines()) == 2 + len(HELDOUT_2)
     assert len(markdown(HELDOUT_3).splitlines()) == 2 + len(HELDOUT_3)
+
+
+def test_training_hashes_are_read_from_model_records_not_headers(tmp_path: Path) -> None:
+    path = tmp_path / "platform" / "records.jsonl.gz"
+    path.parent.mkdir()
+    with gzip.open(path, "wt") as f:
+        f.write(json.dumps({"format": "nnlat-store", "version": 1}) + "\n")
+        f.write(json.dumps({"graph_hash": "ab" * 8, "family": "resnet"}) + "\n")
+    assert training_hashes(tmp_path) == {"ab" * 8: "records.jsonl.gz:resnet"}
