@@ -24,7 +24,6 @@ from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
-import platformdirs
 
 from nnlat.errors import NnlatError
 from nnlat.graph import graph_key, load
@@ -32,7 +31,7 @@ from nnlat.measure.inputs import random_inputs
 from nnlat.store import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
-from fetch_heldout import SETS, Heldout
+from fetch_heldout import SETS, Heldout, add_set_arguments
 from measure_heldout import INPUT_VALUES, SHAPES
 
 
@@ -111,12 +110,7 @@ def check(heldout_set: int, cache: Path, known: dict[str, str]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--cache",
-        type=Path,
-        default=Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "heldout",
-    )
-    parser.add_argument("--set", type=int, choices=sorted(SETS), default=3, dest="heldout_set")
+    add_set_arguments(parser, default_set=3)
     parser.add_argument("--data", type=Path, default=Path("data"), help="training records")
     parser.add_argument("--db", action="append", default=[], help="training database URL")
     args = parser.parse_args()

@@ -1053,14 +1053,21 @@ def markdown(entries: tuple[Heldout, ...] = HELDOUT) -> str:
     return "\n".join(rows)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_set_arguments(parser: argparse.ArgumentParser, default_set: int) -> None:
+    """``--cache`` (where the fetched files are) and ``--set`` (which held-out set)."""
     parser.add_argument(
         "--cache",
         type=Path,
         default=Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "heldout",
     )
-    parser.add_argument("--set", type=int, choices=sorted(SETS), default=1, dest="heldout_set")
+    parser.add_argument(
+        "--set", type=int, choices=sorted(SETS), default=default_set, dest="heldout_set"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_set_arguments(parser, default_set=1)
     parser.add_argument("--markdown", action="store_true", help="print the docs table")
     args = parser.parse_args()
     entries = SETS[args.heldout_set]
