@@ -445,13 +445,17 @@ def _predict(method: str, fold: _Fold, steps: int, seed: int) -> np.ndarray:
         # as the look-up-table sum of its primitives' latencies on the device; the network
         # learns the correction factor (measured / sum), which varies far less across
         # devices than the latency itself (a 300x range over the pool). A traffic pricing
-        # also gives it the architecture's traffic time on the device.
-        extra = [lut] if pricing == "compute" else [lut, fold.traffic[pricing]]
+        # also gives it the architecture's traffic time on the device, as a share of the sum.
         vectors = np.stack([fold.descriptors[d].vector() for d in devices])
         arch, desc, y, weight = _regressor_rows(fold, vectors)
 
         def composed(rows: np.ndarray, device: int) -> np.ndarray:
-            return np.stack([np.log(e[rows, device]) for e in extra], axis=1)
+            columns = [np.log(lut[rows, device])]
+            if pricing != "compute":
+                # log1p: a cell of skips only moves nothing (traffic 0)
+                share = fold.traffic[pricing][rows, device] / lut[rows, device]
+                columns.append(np.log1p(share))
+            return np.stack(columns, axis=1)
 
         rows_extra = np.concatenate(
             [composed(fold.train, j) for j in fold.others] + [composed(fold.shots, fold.target)]
