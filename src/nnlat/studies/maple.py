@@ -32,7 +32,11 @@ target's *training* architectures (its test architectures are never seen), metho
   descriptor cost per operator) carried to the target, weighted by fit on the k shots
   (:class:`~nnlat.predictor.maple.OpCostTransfer`);
 * ``lut``: the look-up-table sum of the target's primitive latencies (0 shots);
-* ``lut-scaled``: that sum times the median ratio of measured to summed over the k shots.
+* ``lut-scaled``: that sum times the median ratio of measured to summed over the k shots;
+* ``<composition>@<pricing>`` for a composition of :data:`PRICED`: the primitives priced
+  for where the network's tensors land (:mod:`nnlat.studies.maple_traffic`); the named
+  ``maple-ops-traffic`` and ``maple-lut-traffic`` are the pricing chosen on validation
+  (:data:`TRAFFIC`).
 
 Metrics on the target's test architectures: Acc(10 %), Acc(5 %), MAPE, Spearman.
 """
@@ -785,7 +789,12 @@ def report(study: Results[MapleConfig, MapleResult], out: Path, command: str) ->
         "`help` = HELP's kind of descriptor (the device's latencies on k reference "
         "architectures = the shots), same regressor; `lut` = sum of the primitives' "
         "latencies (no shots); `lut-scaled` = that sum times the median measured/sum ratio "
-        "of the shots. `maple-<parts>` = the ablation.",
+        "of the shots. `maple-<parts>` = the ablation. `maple-ops-traffic`, "
+        "`maple-lut-traffic` = `maple-ops`, `maple-lut` with the primitives' activation "
+        "traffic priced where the network keeps it (`nnlat.studies.maple_traffic`: on a "
+        "DRAM-arena configuration, moved to the SRAM at its bandwidth; `maple-lut` also "
+        "given the architecture's traffic time), the pricing chosen on validation "
+        "(`validation.md`).",
         "",
         render(study),
         "",
