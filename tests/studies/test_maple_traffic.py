@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from nnlat.measure.descriptor import VELA_COUNTERS, HardwareDescriptor
-from nnlat.studies.maple import MapleConfig, load_table, method_pricing, run
+from nnlat.studies.maple import MapleConfig, MapleResult, load_table, method_pricing, render, run
 from nnlat.studies.maple_traffic import (
     _MEMORIES,
     arch_traffic,
@@ -17,6 +17,7 @@ from nnlat.studies.maple_traffic import (
     on_chip_latency_ms,
     price,
 )
+from nnlat.studies.results import Results
 from nnlat.zoo.nasbench201 import ALL_CONV3X3, arch_config
 from nnlat.zoo.nasbench201_tflite import primitives
 
@@ -105,3 +106,15 @@ def test_a_small_study_runs_the_traffic_variants_on_rows_of_the_pool(tmp_path: P
     assert len(results) == len(devices) * len(methods)
     assert all(r.test_archs == 8 and 0 <= r.acc_10 <= 1 for r in results)
     assert np.mean([r.mape for r in results if r.method == "maple-ops-traffic"]) < 0.5
+
+
+def test_the_report_averages_the_dram_arena_devices_apart() -> None:
+    devices = ("u55_32.a.shared_sram-vela5.2-int8", "u65_256.b.dedicated_sram_256kb-vela5.2-int8")
+    rows = [
+        MapleResult(d, "maple-lut-traffic", k, 0, 100, 20, acc, acc, 0.1, 0.9, 0.0, "10x2")
+        for d, acc in zip(devices, (0.8, 1.0), strict=True)
+        for k in (3, 10)
+    ]
+    text = render(Results(MapleConfig("", "", devices), rows))
+    assert "| **mean** | 0.900 | 0.900 |" in text
+    assert "| **mean, arena in DRAM** | 1.000 | 1.000 |" in text

@@ -646,14 +646,18 @@ def render(study: Results[MapleConfig, MapleResult]) -> str:
     devices = [d for d in config.devices if any(r.device == d for r in rows)]
     cols = [(m, k) for m in methods for k in shots]
 
-    def cell(device: str | None, method: str, k: int, attr: str) -> float | None:
+    # the configurations whose tensor arena is off-chip (Vela's Dedicated_Sram memory mode)
+    dram_arena = [d for d in devices if "dedicated_sram" in d.split("-vela")[0].split(".")[-1]]
+    means = {"**mean**": devices, "**mean, arena in DRAM**": dram_arena}
+
+    def cell(device: str, method: str, k: int, attr: str) -> float | None:
         chosen = [r for r in rows if r.method == method and r.shots == k]
-        if device is not None:
+        if device not in means:
             chosen = [r for r in chosen if r.device == device]
             return _mean(chosen, attr) if chosen else None
         per_device = [
             _mean([r for r in chosen if r.device == d], attr)
-            for d in devices
+            for d in means[device]
             if any(r.device == d for r in chosen)
         ]
         return statistics.fmean(per_device) if per_device else None
@@ -661,9 +665,9 @@ def render(study: Results[MapleConfig, MapleResult]) -> str:
     def table(attr: str, fmt: Callable[[float], str]) -> list[str]:
         header = "| device | " + " | ".join(f"{m} k={k}" for m, k in cols) + " |"
         lines = [header, "|" + "---|" * (len(cols) + 1)]
-        for device in [*devices, None]:
+        for device in [*devices, *(m for m, chosen in means.items() if chosen)]:
             values = [cell(device, m, k, attr) for m, k in cols]
-            name = "**mean**" if device is None else short_name(device)
+            name = device if device in means else short_name(device)
             lines.append(
                 f"| {name} | " + " | ".join("–" if v is None else fmt(v) for v in values) + " |"
             )
