@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The MAPLE study as reported in reports/maple/README.md (four invocations, one results file;
+# The MAPLE study as reported in reports/maple/README.md (three invocations, one results file;
 # a rerun resumes from it). The traffic variants' pricing was chosen by
 # scripts/maple_validation.py on validation positions only (reports/maple/validation.md).
 set -euo pipefail
@@ -9,5 +9,3 @@ run() { nice -n 10 taskset -c 0 python -m nnlat eval maple --table data/maple/nb
 run -m maple-ops,maple-ops-traffic,lut,lut-scaled --seeds 3
 run -m maple-ops,maple-ops-traffic,maple,help,maple-lut,maple-lut-traffic,lut,lut-scaled --seeds 1 --steps 200
 run -m maple-ops,maple-ops-traffic,maple,help,maple-lut,maple-lut-traffic,lut,lut-scaled,maple-none,maple-latency,maple-counters,maple-spec --seeds 1 --steps 200
-# three seeds of the shots for the two regressor compositions
-run -m maple-ops,maple-ops-traffic,maple-lut,maple-lut-traffic,lut,lut-scaled --seeds 3 --steps 200
