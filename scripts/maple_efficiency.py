@@ -6,6 +6,8 @@ to a new device. This prints those efficiencies, fitted on the 700 fit architect
 the validation split (no validation or test architecture is read), under each pricing of
 ``nnlat.studies.maple_traffic``, and the median ratio of the priced sum to the measured
 latency. Operators: conv1x1, conv3x3, avgpool3x3, add, zero, relu, zero_output, fixed.
+Last, the largest peak live activation bytes of any architecture against each DRAM-arena
+device's SRAM cache (where ``placement`` would differ from ``on_chip``).
 
     nice -n 10 taskset -c 0 env PYTHONPATH=src OMP_NUM_THREADS=1 python scripts/maple_efficiency.py
 """
@@ -19,7 +21,7 @@ import numpy as np
 from nnlat.measure.descriptor import load_descriptors
 from nnlat.predictor.maple import OpCostTransfer, priced
 from nnlat.studies.maple import is_test, is_validation, load_table, op_counts, short_name
-from nnlat.studies.maple_traffic import price
+from nnlat.studies.maple_traffic import arch_traffic, memory_spec, price
 from nnlat.zoo.nasbench201 import ALL_CONV3X3, arch_config
 
 data = load_table(Path("data/maple/nb201_vela_pool.csv"))
@@ -37,3 +39,12 @@ for pricing in ("compute", "on_chip"):
         ratio = np.median(design[d].sum(axis=1) / latency[:, d])
         cells = " ".join(f"{e:5.2f}" for e in efficiency[d])
         print(f"{short_name(device)[:44]:44s} {cells} | {ratio:.2f}")
+skeleton = arch_config(ALL_CONV3X3)
+peak = max(arch_traffic(a, skeleton).peak_live_bytes for a in data.archs if a)
+print(
+    f"\nlargest peak live activations over all {len(data.complete())} architectures: {peak:.0f} B"
+)
+for device in data.devices:
+    memory = memory_spec(descriptors[device])
+    if memory.arena != "sram":
+        print(f"{short_name(device)[:44]:44s} SRAM cache {memory.sram_bytes:.0f} B")
