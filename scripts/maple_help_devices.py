@@ -23,7 +23,7 @@ import statistics
 import numpy as np
 
 from nnlat.datasets.published import published_table
-from nnlat.predictor.maple import OpCostTransfer
+from nnlat.predictor.maple import OpCostTransfer, priced
 from nnlat.predictor.metrics import accuracy_report, spearman
 from nnlat.studies.maple import encode
 
@@ -62,16 +62,15 @@ lines = [
 scores: dict[int, list[tuple[float, float]]] = {3: [], 10: []}
 for t, device in enumerate(devices):
     others = [j for j in range(len(devices)) if j != t]
+    design = priced(enc, np.ones((1, enc.shape[1] + 1)))[0]
     model = OpCostTransfer().fit(
-        enc[train], latency[np.ix_(train, others)], np.ones((len(others), enc.shape[1] + 1))
+        np.repeat(design[train][None], len(others), axis=0), latency[np.ix_(train, others)]
     )
     cells = []
     for k in (3, 10):
         shots = refs[:k]
-        adapted = model.adapt(
-            np.ones(enc.shape[1] + 1), np.zeros(len(others)), enc[shots], latency[shots, t]
-        )
-        predicted = model.predict(enc[test], adapted)
+        adapted = model.adapt(design[shots], latency[shots, t], np.zeros(len(others)))
+        predicted = model.predict(design[test], adapted)
         rho = spearman(latency[test, t], predicted)
         acc = accuracy_report(latency[test, t], predicted)["acc_10"]
         scores[k].append((rho, acc))

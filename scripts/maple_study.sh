@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The MAPLE study as reported in reports/maple/README.md (three invocations, one results file).
+# The MAPLE study as reported in reports/maple/README.md (three invocations, one results file;
+# a rerun resumes from it). The traffic variants' pricing was chosen by
+# scripts/maple_validation.py on validation positions only (reports/maple/validation.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PYTHONPATH=src
+export PYTHONPATH=src OMP_NUM_THREADS=1
 run() { nice -n 10 taskset -c 0 python -m nnlat eval maple --table data/maple/nb201_vela_pool.csv "$@"; }
-run -m maple-ops,lut,lut-scaled --seeds 3
-run -m maple-ops,maple,help,maple-lut,lut,lut-scaled --seeds 1 --steps 200
-run -m maple-ops,maple,help,maple-lut,lut,lut-scaled,maple-none,maple-latency,maple-counters,maple-spec --seeds 1 --steps 200
+run -m maple-ops,maple-ops-traffic,lut,lut-scaled --seeds 3
+run -m maple-ops,maple-ops-traffic,maple,help,maple-lut,maple-lut-traffic,lut,lut-scaled --seeds 1 --steps 200
+run -m maple-ops,maple-ops-traffic,maple,help,maple-lut,maple-lut-traffic,lut,lut-scaled,maple-none,maple-latency,maple-counters,maple-spec --seeds 1 --steps 200

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nnlat.predictor.maple import MapleRegressor, OpCostTransfer, mixing_weights
+from nnlat.predictor.maple import MapleRegressor, OpCostTransfer, mixing_weights, priced
 
 
 def test_mixing_gives_the_few_adaptation_samples_a_larger_weight() -> None:
@@ -35,8 +35,22 @@ def test_op_cost_transfer_carries_the_nearest_efficiency_profile() -> None:
     latency = np.stack(
         [counts @ (c * e)[:3] + (c * e)[3] for c, e in zip(costs, efficiency, strict=True)], 1
     )
-    model = OpCostTransfer().fit(counts[:40], latency[:40, :3], costs[:3])
+    design = priced(counts, costs)
+    model = OpCostTransfer().fit(design[:3, :40], latency[:40, :3])
     # device 3 (unseen): 3 shots pick device 2's profile, scaled by the shots
-    adapted = model.adapt(costs[3], np.ones(3), counts[40:43], latency[40:43, 3])
+    adapted = model.adapt(design[3, 40:43], latency[40:43, 3], np.ones(3))
     assert adapted[:, -1].argmax() == 2
-    np.testing.assert_allclose(model.predict(counts[43:], adapted), latency[43:, 3], rtol=0.02)
+    np.testing.assert_allclose(model.predict(design[3, 43:], adapted), latency[43:, 3], rtol=0.02)
+
+
+def test_op_cost_transfer_takes_costs_that_depend_on_the_architecture() -> None:
+    rng = np.random.default_rng(1)
+    counts = rng.integers(0, 4, (50, 2)).astype(float)
+    # per-architecture costs: operator 0 twice as dear on half of the architectures
+    costs = np.ones((3, 50, 3))
+    costs[:, ::2, 0] = 2.0
+    design = priced(counts, costs)
+    latency = design.sum(axis=2).T * np.array([1.0, 2.0, 4.0])
+    model = OpCostTransfer().fit(design[:2, :40], latency[:40, :2])
+    adapted = model.adapt(design[2, 40:43], latency[40:43, 2], np.ones(2))
+    np.testing.assert_allclose(model.predict(design[2, 43:], adapted), latency[43:, 2], rtol=1e-6)

@@ -24,7 +24,11 @@ def maple_command(
     ] = Path("data/maple/descriptors.json"),
     methods: Annotated[
         str,
-        typer.Option("--methods", "-m", help="Comma-separated, of nnlat.studies.maple.METHODS."),
+        typer.Option(
+            "--methods",
+            "-m",
+            help="Comma-separated, of nnlat.studies.maple.METHODS, or <base>@<pricing>.",
+        ),
     ] = "maple-ops,maple,help,lut,lut-scaled,maple-none,maple-latency,maple-counters,maple-spec",
     shots: Annotated[str, typer.Option("--shots", help="k values, comma-separated.")] = "3,10",
     seeds: Annotated[int, typer.Option("--seeds", min=1, help="Draws of the k shots.")] = 2,
@@ -63,9 +67,11 @@ def maple_command(
         out=str(out / RESULTS),
         table=None if table is None else str(table),
     )
-    unknown = set(config.methods) - set(study.METHODS)
-    if unknown:
-        raise typer.BadParameter(f"unknown methods {sorted(unknown)}; known: {study.METHODS}")
+    for method in config.methods:
+        try:
+            study.method_pricing(method)
+        except ValueError as error:
+            raise typer.BadParameter(str(error)) from None
     out.mkdir(parents=True, exist_ok=True)
     with user_errors():
         if report_only:

@@ -165,16 +165,20 @@ class OpCostTransfer:
     """Latency as counted operators × per-operator cost, carried to a new device.
 
     On one Vela NPU an architecture's latency is close to linear in how many of each
-    operator it has after conversion: ``latency ≈ counts · β_d + β_d0``. A pool device's
-    ``β_d`` is fitted by least squares on its training architectures. Its *efficiency*
-    ``β_d / c_d`` — where ``c_d`` is the device's descriptor cost of the same operators
-    (each primitive estimated alone, summed as the architecture would sum it) — says how
-    much of the alone-cost survives in a network (cascading, fused activations, memory
-    overlap). A new device ``t`` gets one candidate ``β = (β_d / c_d) · c_t`` per pool
-    device, each scaled by the median measured / predicted ratio of the k shots. The
-    candidates are averaged in log space with weights ``exp(-(e - e_min) / temperature)``,
-    ``e`` the candidate's mean absolute log error on the shots after scaling (with no
-    shots: the descriptor distance, ``distance_temperature``).
+    operator it has after conversion. The model takes each architecture's *priced design*
+    on a device: its operator counts times the device's descriptor cost of each operator
+    (each primitive estimated alone, summed as the architecture would sum it; ms), and the
+    cost of the fixed part last (:func:`priced`). A pool device's *efficiency* — the
+    least-squares weights ``η_d`` of ``latency ≈ design · η_d`` on its training
+    architectures — says how much of the alone-cost survives in a network (cascading, fused
+    activations, memory overlap). A new device gets one candidate per pool device (``η_d``
+    applied to the new device's own design), each scaled by the median measured / predicted
+    ratio of the k shots. The candidates are averaged in log space with weights
+    ``exp(-(e - e_min) / temperature)``, ``e`` the candidate's mean absolute log error on
+    the shots after scaling (with no shots: the descriptor distance,
+    ``distance_temperature``). With costs shared by every architecture the efficiency is the
+    fitted per-operator cost over the descriptor cost; a pricing may also make the costs
+    depend on the architecture (where its tensors land, :mod:`nnlat.studies.maple_traffic`).
 
     Attributes:
         temperature: softness of the weighting by shot error (log units).
@@ -185,55 +189,51 @@ class OpCostTransfer:
         >>> counts = rng.integers(0, 4, (40, 3)).astype(float)
         >>> costs = np.array([[1.0, 2.0, 3.0, 5.0], [2.0, 4.0, 6.0, 10.0]])
         >>> latency = np.stack([counts @ c[:3] + c[3] for c in costs], axis=1)
-        >>> model = OpCostTransfer().fit(counts, latency, costs)
-        >>> beta = model.adapt(costs[0] * 3, np.array([1.0, 2.0]), counts[:3], latency[:3, 0] * 3)
-        >>> np.allclose(model.predict(counts[3:5], beta), latency[3:5, 0] * 3)
+        >>> model = OpCostTransfer().fit(priced(counts, costs), latency)
+        >>> target = priced(counts, costs[:1] * 3)[0]
+        >>> adapted = model.adapt(target[:3], latency[:3, 0] * 3, np.array([1.0, 2.0]))
+        >>> np.allclose(model.predict(target[3:5], adapted), latency[3:5, 0] * 3)
         True
     """
 
     temperature: float = 0.01
     distance_temperature: float = 1.0
 
-    def fit(self, counts: np.ndarray, latency: np.ndarray, costs: np.ndarray) -> OpCostTransfer:
-        """Fit each pool device's per-operator costs.
+    def fit(self, design: np.ndarray, latency: np.ndarray) -> OpCostTransfer:
+        """Fit each pool device's efficiency.
 
         Args:
-            counts: ``(n, f)`` operator counts of the training architectures.
+            design: ``(devices, n, f + 1)`` the training architectures' priced designs on
+                each pool device (:func:`priced`).
             latency: ``(n, devices)`` their latencies on the pool devices.
-            costs: ``(devices, f + 1)`` descriptor costs of each operator, then of the
-                fixed part every architecture shares.
 
         Returns:
             self.
         """
-        design = _with_constant(counts)
-        beta = np.linalg.lstsq(design, latency, rcond=None)[0].T  # (devices, f + 1)
-        self.efficiency_ = beta / costs
+        self.efficiency_ = np.stack(
+            [np.linalg.lstsq(design[d], latency[:, d], rcond=None)[0] for d in range(len(design))]
+        )  # (devices, f + 1)
         return self
 
     def adapt(
-        self,
-        costs: np.ndarray,
-        distance: np.ndarray,
-        shot_counts: np.ndarray,
-        shot_latency: np.ndarray,
+        self, shot_design: np.ndarray, shot_latency: np.ndarray, distance: np.ndarray
     ) -> np.ndarray:
-        """One candidate ``β`` per pool device for the new device, and its weight.
+        """One candidate efficiency per pool device for the new device, and its weight.
 
         Args:
-            costs: ``(f + 1,)`` the new device's descriptor costs.
-            distance: ``(devices,)`` descriptor distance from it to each pool device.
-            shot_counts: ``(k, f)`` operator counts of the shots (k may be 0).
+            shot_design: ``(k, f + 1)`` the shots' priced designs on the new device (k may
+                be 0).
             shot_latency: ``(k,)`` their measured latencies on the new device.
+            distance: ``(devices,)`` descriptor distance from it to each pool device.
 
         Returns:
-            ``(devices, f + 2)``: each row a candidate's ``β`` (shot-scaled), then its
+            ``(devices, f + 2)``: each row a candidate's efficiency (shot-scaled), then its
             weight (the weights sum to 1); :meth:`predict` takes it as is.
         """
-        candidates = self.efficiency_ * costs[None, :]
+        candidates = self.efficiency_
         if len(shot_latency):
             # A least-squares fit may go negative far from its data: floor it.
-            predicted = np.maximum(_with_constant(shot_counts) @ candidates.T, 1e-9)
+            predicted = np.maximum(shot_design @ candidates.T, 1e-9)
             log_ratio = np.log(shot_latency[:, None] / predicted)  # (k, devices)
             scale = np.median(log_ratio, axis=0)
             candidates = candidates * np.exp(scale)[:, None]
@@ -243,12 +243,28 @@ class OpCostTransfer:
             weight = np.exp(-(distance - distance.min()) / self.distance_temperature)
         return np.concatenate([candidates, (weight / weight.sum())[:, None]], axis=1)
 
-    def predict(self, counts: np.ndarray, adapted: np.ndarray) -> np.ndarray:
-        """Latencies ``(n,)`` of architectures with ``counts`` on the adapted device."""
+    def predict(self, design: np.ndarray, adapted: np.ndarray) -> np.ndarray:
+        """Latencies ``(n,)`` of architectures with priced ``design`` on the adapted device."""
         candidates, weight = adapted[:, :-1], adapted[:, -1]
-        predicted = _with_constant(counts) @ candidates.T  # (n, devices)
+        predicted = design @ candidates.T  # (n, devices)
         return np.exp(np.log(np.maximum(predicted, 1e-9)) @ weight)
 
 
-def _with_constant(counts: np.ndarray) -> np.ndarray:
-    return np.concatenate([counts, np.ones((len(counts), 1))], axis=1)
+def priced(counts: np.ndarray, costs: np.ndarray) -> np.ndarray:
+    """Operator counts times each device's operator costs: :class:`OpCostTransfer`'s design.
+
+    Args:
+        counts: ``(n, f)`` operator counts.
+        costs: ``(devices, f + 1)`` each operator's cost, then the fixed part's; or
+            ``(devices, n, f + 1)`` where the costs depend on the architecture.
+
+    Returns:
+        ``(devices, n, f + 1)``; summed over the last axis, the look-up-table latency.
+
+    Example:
+        >>> priced(np.array([[2.0, 0.0]]), np.array([[1.0, 5.0, 3.0]])).tolist()
+        [[[2.0, 0.0, 3.0]]]
+    """
+    with_constant = np.concatenate([counts, np.ones((len(counts), 1))], axis=1)
+    costs = costs[:, None, :] if costs.ndim == 2 else costs
+    return with_constant[None] * costs

@@ -32,7 +32,11 @@ target's *training* architectures (its test architectures are never seen), metho
   descriptor cost per operator) carried to the target, weighted by fit on the k shots
   (:class:`~nnlat.predictor.maple.OpCostTransfer`);
 * ``lut``: the look-up-table sum of the target's primitive latencies (0 shots);
-* ``lut-scaled``: that sum times the median ratio of measured to summed over the k shots.
+* ``lut-scaled``: that sum times the median ratio of measured to summed over the k shots;
+* ``<composition>@<pricing>`` for a composition of :data:`PRICED`: the primitives priced
+  for where the network's tensors land (:mod:`nnlat.studies.maple_traffic`); the named
+  ``maple-ops-traffic`` and ``maple-lut-traffic`` are the pricing chosen on validation
+  (:data:`TRAFFIC`).
 
 Metrics on the target's test architectures: Acc(10 %), Acc(5 %), MAPE, Spearman.
 """
@@ -43,7 +47,7 @@ import hashlib
 import json
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,8 +55,9 @@ from typing import Any
 import numpy as np
 
 from nnlat.measure.descriptor import HardwareDescriptor, characterise_vela, load_descriptors
-from nnlat.predictor.maple import MapleRegressor, OpCostTransfer, mixing_weights
+from nnlat.predictor.maple import MapleRegressor, OpCostTransfer, mixing_weights, priced
 from nnlat.predictor.metrics import accuracy_report, spearman
+from nnlat.studies.maple_traffic import PRICINGS, price
 from nnlat.studies.results import Results, read_jsonl, record_result
 from nnlat.zoo.nasbench201 import ALL_CONV3X3, OPS, arch_config, parse_arch
 
@@ -66,8 +71,36 @@ PARTS = {
     "maple-counters": ("counters",),
     "maple-spec": ("spec",),
 }
-METHODS = (*PARTS, "maple-ops", "maple-lut", "help", "lut", "lut-scaled")
+# Named variants: a composition with the pricing of memory traffic chosen on validation
+# (reports/maple/validation.md, scripts/maple_validation.py).
+TRAFFIC = {"maple-ops-traffic": "maple-ops@on_chip", "maple-lut-traffic": "maple-lut@on_chip"}
+METHODS = (*PARTS, "maple-ops", "maple-lut", "help", "lut", "lut-scaled", *TRAFFIC)
+PRICED = ("maple-ops", "maple-lut", "lut", "lut-scaled")  # take ``@<pricing>``
 DEFAULT_METHODS = ("maple-ops", "maple", "help", "lut", "lut-scaled")
+
+
+def method_pricing(method: str) -> tuple[str, str]:
+    """A method's base and the pricing of its composition (:mod:`maple_traffic`).
+
+    ``<base>@<pricing>`` for a base of :data:`PRICED` and a pricing of
+    :data:`~nnlat.studies.maple_traffic.PRICINGS`; a named variant of :data:`TRAFFIC`; any
+    other method of :data:`METHODS` composes as before (``compute``).
+
+    Raises:
+        ValueError: an unknown method or pricing, with the known ones.
+
+    Example:
+        >>> method_pricing("maple-ops@placement"), method_pricing("maple")
+        (('maple-ops', 'placement'), ('maple', 'compute'))
+    """
+    method = TRAFFIC.get(method, method)
+    base, _, pricing = method.partition("@")
+    if base not in METHODS or (pricing and (base not in PRICED or pricing not in PRICINGS)):
+        raise ValueError(
+            f"unknown method {method!r}; known: {', '.join(METHODS)}, and "
+            f"<{'|'.join(PRICED)}>@<{'|'.join(PRICINGS)}>"
+        )
+    return base, pricing or "compute"
 
 
 def is_test(position: int) -> bool:
@@ -231,7 +264,11 @@ def characterise_pool(
     return found
 
 
-def primitive_costs(descriptor: HardwareDescriptor, config: dict[str, Any]) -> np.ndarray:
+def primitive_costs(
+    descriptor: HardwareDescriptor,
+    config: dict[str, Any],
+    latency_ms: Mapping[str, float] | None = None,
+) -> np.ndarray:
     """The descriptor's cost (ms) of each converted operator, then of the fixed part.
 
     One entry per :data:`~nnlat.zoo.nasbench201_tflite.CONVERTED_OPS` operator: its
@@ -239,7 +276,8 @@ def primitive_costs(descriptor: HardwareDescriptor, config: dict[str, Any]) -> n
     such operator per cell adds); a standalone ReLU is costed as the zero multiply (a
     unary element-wise operator of the same size, which the primitives lack), and so is a
     zero cell output. Last: stem,
-    reductions and head, which every architecture has.
+    reductions and head, which every architecture has. ``latency_ms`` replaces the
+    descriptor's workload latencies (a pricing of them, :mod:`nnlat.studies.maple_traffic`).
 
     Example:
         >>> from nnlat.measure.descriptor import HardwareDescriptor
@@ -253,6 +291,8 @@ def primitive_costs(descriptor: HardwareDescriptor, config: dict[str, Any]) -> n
     from nnlat.zoo.nasbench201_tflite import CONVERTED_OPS, stage_sizes
 
     def lat(name: str) -> float:
+        if latency_ms is not None:
+            return latency_ms[name]
         return descriptor.counter(name, "latency_s") * 1e3
 
     sizes = [channels for channels, _ in stage_sizes(config)]
@@ -355,9 +395,9 @@ class _Fold:
     test: np.ndarray
     shots: np.ndarray
     enc: np.ndarray = field(repr=False)
-    lut: np.ndarray = field(repr=False)  # LUT sums (ms), (positions, devices)
-    counts: np.ndarray = field(repr=False)  # converted-operator counts, (positions, ops)
-    costs: np.ndarray = field(repr=False)  # primitive costs (ms), (devices, ops + 1)
+    # per pricing: converted-operator counts × costs (ms), (devices, positions, ops + 1)
+    designs: dict[str, np.ndarray] = field(repr=False)
+    traffic: dict[str, np.ndarray] = field(repr=False)  # per pricing, (positions, devices)
     distance: np.ndarray = field(repr=False)  # descriptor distances, (devices, devices)
 
     @property
@@ -384,45 +424,53 @@ def _regressor_rows(
 
 def _predict(method: str, fold: _Fold, steps: int, seed: int) -> np.ndarray:
     devices = fold.data.devices
+    method, pricing = method_pricing(method)
+    design = fold.designs[pricing]
+    lut = design.sum(axis=2).T  # (positions, devices)
     if method in ("lut", "lut-scaled"):
-        lut = fold.lut[fold.test, fold.target]
+        test_lut = lut[fold.test, fold.target]
         if method == "lut":
-            return lut
-        shot_lut = fold.lut[fold.shots, fold.target]
-        ratio = fold.data.latency_ms[fold.shots, fold.target] / shot_lut
-        return lut * float(np.median(ratio))
+            return test_lut
+        ratio = fold.data.latency_ms[fold.shots, fold.target] / lut[fold.shots, fold.target]
+        return test_lut * float(np.median(ratio))
     if method == "maple-ops":
         others = fold.others
         model = OpCostTransfer().fit(
-            fold.counts[fold.train],
-            fold.data.latency_ms[np.ix_(fold.train, others)],
-            fold.costs[others],
+            design[np.ix_(others, fold.train)], fold.data.latency_ms[np.ix_(fold.train, others)]
         )
         adapted = model.adapt(
-            fold.costs[fold.target],
-            fold.distance[fold.target, others],
-            fold.counts[fold.shots],
+            design[fold.target, fold.shots],
             fold.data.latency_ms[fold.shots, fold.target],
+            fold.distance[fold.target, others],
         )
-        return model.predict(fold.counts[fold.test], adapted)
+        return model.predict(design[fold.target, fold.test], adapted)
     if method == "maple-lut":
         # The descriptor enters twice: as MAPLE's vector, and composed with the architecture
         # as the look-up-table sum of its primitives' latencies on the device; the network
         # learns the correction factor (measured / sum), which varies far less across
-        # devices than the latency itself (a 300x range over the pool).
+        # devices than the latency itself (a 300x range over the pool). A traffic pricing
+        # also gives it the architecture's traffic time on the device, as a share of the sum.
         vectors = np.stack([fold.descriptors[d].vector() for d in devices])
-        lut = fold.lut
         arch, desc, y, weight = _regressor_rows(fold, vectors)
-        rows_lut = np.concatenate(
-            [lut[fold.train, j] for j in fold.others] + [lut[fold.shots, fold.target]]
+
+        def composed(rows: np.ndarray, device: int) -> np.ndarray:
+            columns = [np.log(lut[rows, device])]
+            if pricing != "compute":
+                # log1p: a cell of skips only moves nothing (traffic 0)
+                share = fold.traffic[pricing][rows, device] / lut[rows, device]
+                columns.append(np.log1p(share))
+            return np.stack(columns, axis=1)
+
+        rows_extra = np.concatenate(
+            [composed(fold.train, j) for j in fold.others] + [composed(fold.shots, fold.target)]
         )
-        desc = np.concatenate([desc, np.log(rows_lut)[:, None]], axis=1)
+        rows_lut = np.exp(rows_extra[:, 0])
+        desc = np.concatenate([desc, rows_extra], axis=1)
         model = MapleRegressor(steps=steps, seed=seed).fit(arch, desc, y / rows_lut, weight)
         n = len(fold.test)
         test_desc = np.repeat(vectors[fold.target][None], n, axis=0)
-        test_lut = lut[fold.test, fold.target]
-        test_desc = np.concatenate([test_desc, np.log(test_lut)[:, None]], axis=1)
-        return model.predict(fold.enc[fold.test], test_desc) * test_lut
+        test_desc = np.concatenate([test_desc, composed(fold.test, fold.target)], axis=1)
+        return model.predict(fold.enc[fold.test], test_desc) * lut[fold.test, fold.target]
     if method == "help":
         # A device is its latencies on the reference architectures (the target's shots).
         vectors = np.log(fold.data.latency_ms[fold.shots].T)
@@ -433,17 +481,6 @@ def _predict(method: str, fold: _Fold, steps: int, seed: int) -> np.ndarray:
     model = MapleRegressor(steps=steps, seed=seed).fit(arch, desc, y, weight)
     n = len(fold.test)
     return model.predict(fold.enc[fold.test], np.repeat(vectors[fold.target][None], n, axis=0))
-
-
-def lut_table(data: PoolData, descriptors: dict[str, HardwareDescriptor]) -> np.ndarray:
-    """LUT sums (ms), ``(positions, devices)``."""
-    config = arch_config(ALL_CONV3X3)
-    return np.array(
-        [
-            [lut_latency_ms(arch, descriptors[d], config) for d in data.devices]
-            for arch in data.archs
-        ]
-    )
 
 
 def _data_key(data: PoolData) -> str:
@@ -485,17 +522,18 @@ def run(
     seen = {(r.device, r.method, r.shots, r.seed) for r in done}
     results: list[MapleResult] = list(done)
     enc = np.stack([encode(a) for a in data.archs])
-    lut = lut_table(data, descriptors)
     counts = np.stack([op_counts(a) for a in data.archs])
-    skeleton = arch_config(ALL_CONV3X3)
-    costs = np.stack([primitive_costs(descriptors[d], skeleton) for d in data.devices])
+    designs, traffic = {}, {}
+    for pricing in sorted({method_pricing(m)[1] for m in config.methods}):
+        found = price(data.archs, descriptors, data.devices, pricing, arch_config(ALL_CONV3X3))
+        designs[pricing], traffic[pricing] = priced(counts, found.costs), found.traffic_ms
     distance = descriptor_distances(descriptors, data.devices)
     for target, device in enumerate(data.devices):
         for k in config.shots:
             for seed in range(config.seeds):
                 shots = _shots(train, k, device, seed)
                 fold = _Fold(
-                    data, descriptors, target, train, test, shots, enc, lut, counts, costs, distance
+                    data, descriptors, target, train, test, shots, enc, designs, traffic, distance
                 )
                 for method in config.methods:
                     if (device, method, k, seed) in seen:
@@ -586,26 +624,40 @@ def _mean(rows: Sequence[MapleResult], attr: str) -> float:
     return statistics.fmean(getattr(r, attr) for r in rows)
 
 
-TABLE_METHODS = ("maple-ops", "maple", "maple-lut", "help", "lut", "lut-scaled")
+TABLE_METHODS = (
+    "maple-ops",
+    "maple-ops-traffic",
+    "maple",
+    "maple-lut",
+    "maple-lut-traffic",
+    "help",
+    "lut",
+    "lut-scaled",
+)
 
 
 def render(study: Results[MapleConfig, MapleResult]) -> str:
     """The report's tables: Table 1 (per device and mean Acc(10 %), Spearman), the ablation."""
     config, all_rows = study.config, study.rows
-    rows = [r for r in all_rows if r.method in TABLE_METHODS]
-    methods = [m for m in TABLE_METHODS if any(r.method == m for r in rows)]
+    priced_options = sorted({r.method for r in all_rows if "@" in r.method})
+    rows = [r for r in all_rows if r.method in TABLE_METHODS or "@" in r.method]
+    methods = [m for m in TABLE_METHODS if any(r.method == m for r in rows)] + priced_options
     shots = sorted({r.shots for r in rows})
     devices = [d for d in config.devices if any(r.device == d for r in rows)]
     cols = [(m, k) for m in methods for k in shots]
 
-    def cell(device: str | None, method: str, k: int, attr: str) -> float | None:
+    # the configurations whose tensor arena is off-chip (Vela's Dedicated_Sram memory mode)
+    dram_arena = [d for d in devices if "dedicated_sram" in d.split("-vela")[0].split(".")[-1]]
+    means = {"**mean**": devices, "**mean, arena in DRAM**": dram_arena}
+
+    def cell(device: str, method: str, k: int, attr: str) -> float | None:
         chosen = [r for r in rows if r.method == method and r.shots == k]
-        if device is not None:
+        if device not in means:
             chosen = [r for r in chosen if r.device == device]
             return _mean(chosen, attr) if chosen else None
         per_device = [
             _mean([r for r in chosen if r.device == d], attr)
-            for d in devices
+            for d in means[device]
             if any(r.device == d for r in chosen)
         ]
         return statistics.fmean(per_device) if per_device else None
@@ -613,9 +665,9 @@ def render(study: Results[MapleConfig, MapleResult]) -> str:
     def table(attr: str, fmt: Callable[[float], str]) -> list[str]:
         header = "| device | " + " | ".join(f"{m} k={k}" for m, k in cols) + " |"
         lines = [header, "|" + "---|" * (len(cols) + 1)]
-        for device in [*devices, None]:
+        for device in [*devices, *(m for m, chosen in means.items() if chosen)]:
             values = [cell(device, m, k, attr) for m, k in cols]
-            name = "**mean**" if device is None else short_name(device)
+            name = device if device in means else short_name(device)
             lines.append(
                 f"| {name} | " + " | ".join("–" if v is None else fmt(v) for v in values) + " |"
             )
@@ -741,7 +793,12 @@ def report(study: Results[MapleConfig, MapleResult], out: Path, command: str) ->
         "`help` = HELP's kind of descriptor (the device's latencies on k reference "
         "architectures = the shots), same regressor; `lut` = sum of the primitives' "
         "latencies (no shots); `lut-scaled` = that sum times the median measured/sum ratio "
-        "of the shots. `maple-<parts>` = the ablation.",
+        "of the shots. `maple-<parts>` = the ablation. `maple-ops-traffic`, "
+        "`maple-lut-traffic` = `maple-ops`, `maple-lut` with the primitives' activation "
+        "traffic priced where the network keeps it (`nnlat.studies.maple_traffic`: on a "
+        "DRAM-arena configuration, moved to the SRAM at its bandwidth; `maple-lut` also "
+        "given the architecture's traffic time), the pricing chosen on validation "
+        "(`validation.md`).",
         "",
         render(study),
         "",
