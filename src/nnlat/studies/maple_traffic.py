@@ -282,6 +282,46 @@ class Pricing:
     traffic_ms: np.ndarray
 
 
+def primitive_costs(
+    descriptor: HardwareDescriptor,
+    config: dict[str, Any],
+    latency_ms: Mapping[str, float] | None = None,
+) -> np.ndarray:
+    """The descriptor's cost (ms) of each converted operator, then of the fixed part.
+
+    One entry per :data:`~nnlat.zoo.nasbench201_tflite.CONVERTED_OPS` operator: its
+    primitive's latency summed over the stages, times the cells per stage (what one more
+    such operator per cell adds); a standalone ReLU is costed as the zero multiply (a
+    unary element-wise operator of the same size, which the primitives lack), and so is a
+    zero cell output. Last: stem,
+    reductions and head, which every architecture has. ``latency_ms`` replaces the
+    descriptor's workload latencies (a pricing of them, :func:`price`).
+
+    Example:
+        >>> from nnlat.measure.descriptor import HardwareDescriptor
+        >>> names = ["stem", "head", "reduction_c32", "reduction_c64"] + [
+        ...     f"{op}_c{c}" for op in ("conv1x1", "conv3x3", "avgpool3x3", "add", "zero")
+        ...     for c in (16, 32, 64)]
+        >>> d = HardwareDescriptor("x", tuple(names), ("latency_s",), ((1e-3,),) * len(names))
+        >>> from nnlat.zoo.nasbench201 import ALL_CONV3X3, arch_config
+        >>> primitive_costs(d, arch_config(ALL_CONV3X3)).tolist()
+        [15.0, 15.0, 15.0, 15.0, 15.0, 15.0, 15.0, 4.0]
+    """
+    def lat(name: str) -> float:
+        if latency_ms is not None:
+            return latency_ms[name]
+        return descriptor.counter(name, "latency_s") * 1e3
+
+    sizes = [channels for channels, _ in stage_sizes(config)]
+    primitive = {op: op for op in CONVERTED_OPS} | {"relu": "zero", "zero_output": "zero"}
+    per_op = [
+        config["cells_per_stage"] * sum(lat(f"{primitive[op]}_c{c}") for c in sizes)
+        for op in CONVERTED_OPS
+    ]
+    fixed = lat("stem") + lat("head") + sum(lat(f"reduction_c{c}") for c in sizes[1:])
+    return np.array([*per_op, fixed])
+
+
 def price(
     archs: Sequence[str],
     descriptors: Mapping[str, HardwareDescriptor],
@@ -296,8 +336,6 @@ def price(
         >>> price([], {}, [], "on_chip", arch_config(ALL_CONV3X3)).costs.shape
         (0, 0, 8)
     """
-    from nnlat.studies.maple import primitive_costs  # the study imports this module
-
     traffic = [arch_traffic(a, config) for a in archs]
     costs = np.zeros((len(devices), len(archs), len(CONVERTED_OPS) + 1))
     moved = np.zeros((len(archs), len(devices)))
