@@ -40,6 +40,11 @@ def maple_command(
         Path | None,
         typer.Option(help="Read the latencies from this CSV (data/maple's) instead of --db."),
     ] = None,
+    nnlp_folds: Annotated[
+        int,
+        typer.Option(min=2, help="nnlp-ft: device groups left out (one pre-training each)."),
+    ] = 4,
+    nnlp_epochs: Annotated[int, typer.Option(min=1, help="nnlp-ft: pre-training epochs.")] = 30,
     report_only: ReportOnlyOption = False,
     db: DbUrlOption = None,
 ) -> None:
@@ -66,6 +71,8 @@ def maple_command(
         steps=steps,
         out=str(out / RESULTS),
         table=None if table is None else str(table),
+        nnlp_folds=nnlp_folds,
+        nnlp_epochs=nnlp_epochs,
     )
     for method in config.methods:
         try:

@@ -36,7 +36,11 @@ target's *training* architectures (its test architectures are never seen), metho
 * ``<composition>@<pricing>`` for a composition of :data:`PRICED`: the primitives priced
   for where the network's tensors land (:mod:`nnlat.studies.maple_traffic`); the named
   ``maple-ops-traffic`` and ``maple-lut-traffic`` are the pricing chosen on validation
-  (:data:`TRAFFIC`).
+  (:data:`TRAFFIC`);
+* ``nnlp-ft``: NNLQP's transfer of nnlat's graph network (:mod:`nnlat.studies.maple_nnlp`):
+  NNLP pre-trained with a head per source device, a new head fine-tuned on the k shots;
+  no descriptor. Its sources are the devices outside the target's fold of
+  ``nnlp_folds`` (all others when that is the pool's size).
 
 Metrics on the target's test architectures: Acc(10 %), Acc(5 %), MAPE, Spearman.
 """
@@ -47,7 +51,7 @@ import hashlib
 import json
 import statistics
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,6 +61,7 @@ import numpy as np
 from nnlat.measure.descriptor import HardwareDescriptor, characterise_vela, load_descriptors
 from nnlat.predictor.maple import MapleRegressor, OpCostTransfer, mixing_weights, priced
 from nnlat.predictor.metrics import accuracy_report, spearman
+from nnlat.studies.maple_nnlp import NnlpTransfer, arch_graphs
 from nnlat.studies.maple_traffic import PRICINGS, price, primitive_costs
 from nnlat.studies.results import Results, read_jsonl, record_result
 from nnlat.zoo.nasbench201 import ALL_CONV3X3, OPS, arch_config, parse_arch
@@ -74,7 +79,7 @@ PARTS = {
 # Named variants: a composition with the pricing of memory traffic chosen on validation
 # (reports/maple/validation.md, scripts/maple_validation.py).
 TRAFFIC = {"maple-ops-traffic": "maple-ops@on_chip", "maple-lut-traffic": "maple-lut@on_chip"}
-METHODS = (*PARTS, "maple-ops", "maple-lut", "help", "lut", "lut-scaled", *TRAFFIC)
+METHODS = (*PARTS, "maple-ops", "maple-lut", "help", "lut", "lut-scaled", "nnlp-ft", *TRAFFIC)
 PRICED = ("maple-ops", "maple-lut", "lut", "lut-scaled")  # take ``@<pricing>``
 DEFAULT_METHODS = ("maple-ops", "maple", "help", "lut", "lut-scaled")
 
@@ -304,6 +309,9 @@ class MapleConfig:
         out: results file (JSON lines; a rerun resumes).
         validation: score on validation positions of the training split instead of test.
         table: read the latencies from this CSV (:func:`write_table`'s) instead of ``db``.
+        nnlp_folds: ``nnlp-ft`` leaves the devices out in this many groups (one
+            pre-training each; the pool's size leaves them out one by one).
+        nnlp_epochs: ``nnlp-ft``'s pre-training epochs.
     """
 
     db: str
@@ -316,6 +324,8 @@ class MapleConfig:
     out: str | None = None
     validation: bool = False
     table: str | None = None
+    nnlp_folds: int = 4
+    nnlp_epochs: int = 30
 
 
 @dataclass(frozen=True)
@@ -358,6 +368,7 @@ class _Fold:
     designs: dict[str, np.ndarray] = field(repr=False)
     traffic: dict[str, np.ndarray] = field(repr=False)  # per pricing, (positions, devices)
     distance: np.ndarray = field(repr=False)  # descriptor distances, (devices, devices)
+    nnlp: NnlpTransfer | None = field(default=None, repr=False)  # for ``nnlp-ft``
 
     @property
     def others(self) -> list[int]:
@@ -386,6 +397,10 @@ def _predict(method: str, fold: _Fold, steps: int, seed: int) -> np.ndarray:
     method, pricing = method_pricing(method)
     design = fold.designs[pricing]
     lut = design.sum(axis=2).T  # (positions, devices)
+    if method == "nnlp-ft":
+        if fold.nnlp is None:
+            raise ValueError("nnlp-ft needs the fold's NnlpTransfer")
+        return fold.nnlp.predict(fold.target, fold.train, fold.shots, fold.test, seed)
     if method in ("lut", "lut-scaled"):
         test_lut = lut[fold.test, fold.target]
         if method == "lut":
@@ -487,12 +502,28 @@ def run(
         found = price(data.archs, descriptors, data.devices, pricing, arch_config(ALL_CONV3X3))
         designs[pricing], traffic[pricing] = priced(counts, found.costs), found.traffic_ms
     distance = descriptor_distances(descriptors, data.devices)
+    nnlp = None
+    if "nnlp-ft" in config.methods:
+        graphs = arch_graphs(data.archs)
+        nnlp = NnlpTransfer(
+            graphs, data.latency_ms, list(data.devices), config.nnlp_folds, config.nnlp_epochs
+        )
     for target, device in enumerate(data.devices):
         for k in config.shots:
             for seed in range(config.seeds):
                 shots = _shots(train, k, device, seed)
                 fold = _Fold(
-                    data, descriptors, target, train, test, shots, enc, designs, traffic, distance
+                    data,
+                    descriptors,
+                    target,
+                    train,
+                    test,
+                    shots,
+                    enc,
+                    designs,
+                    traffic,
+                    distance,
+                    nnlp,
                 )
                 for method in config.methods:
                     if (device, method, k, seed) in seen:
@@ -592,6 +623,7 @@ TABLE_METHODS = (
     "help",
     "lut",
     "lut-scaled",
+    "nnlp-ft",
 )
 
 
@@ -757,7 +789,12 @@ def report(study: Results[MapleConfig, MapleResult], out: Path, command: str) ->
         "traffic priced where the network keeps it (`nnlat.studies.maple_traffic`: on a "
         "DRAM-arena configuration, moved to the SRAM at its bandwidth; `maple-lut` also "
         "given the architecture's traffic time), the pricing chosen on validation "
-        "(`validation.md`).",
+        "(`validation.md`). `nnlp-ft` = NNLQP's transfer of nnlat's graph network "
+        "(`nnlat.studies.maple_nnlp`): NNLP on the architecture's ONNX graph, pre-trained "
+        f"with a head per source device ({config.nnlp_epochs} epochs; the devices left out "
+        f"in {config.nnlp_folds} groups, `i % {config.nnlp_folds}`, so its sources are the "
+        "other groups' devices), then a new head alone fine-tuned on the k shots; no "
+        "descriptor.",
         "",
         render(study),
         "",

@@ -307,6 +307,7 @@ def primitive_costs(
         >>> primitive_costs(d, arch_config(ALL_CONV3X3)).tolist()
         [15.0, 15.0, 15.0, 15.0, 15.0, 15.0, 15.0, 4.0]
     """
+
     def lat(name: str) -> float:
         if latency_ms is not None:
             return latency_ms[name]
