@@ -91,7 +91,14 @@ def maple_command(
                 descriptors,
                 on_device=lambda p: stdout.print(f"characterised {p}", highlight=False),
             )
-            results = study.run(config)
+            results = study.run(
+                config,
+                on_result=lambda r: stdout.print(
+                    f"{study.short_name(r.device)} {r.method} k={r.shots} seed={r.seed}: "
+                    f"Acc(10 %) {r.acc_10:.3f}, MAPE {r.mape:.1%} ({r.seconds:.0f} s)",
+                    highlight=False,
+                ),
+            )
         report = study.report(results, out, command_line(ctx))
     (out / REPORT).write_text(report)
     stdout.print(f"wrote {out / REPORT}")
