@@ -12,10 +12,10 @@ skeleton (:func:`nnlat.zoo.nasbench201.arch_config`), the network the pool's int
 files were converted from. Its raw features are cached per architecture, so a rerun does
 not export 1,100 networks again.
 
-Pre-training is the cost (one network per fold of source devices), so the devices are
-left out in :data:`DEVICE_FOLDS` groups rather than one at a time when asked: each
-target's network has then seen fewer source devices than the other methods' regressors,
-which can only make this column worse, never better.
+Pre-training is the cost (one network per group of left-out devices), so the study can
+leave the devices out in a few groups (:func:`device_folds`, the study's ``nnlp_folds``)
+rather than one at a time: each target's network has then seen fewer source devices than
+the other methods' regressors, which can only make this column worse, never better.
 """
 
 from __future__ import annotations
