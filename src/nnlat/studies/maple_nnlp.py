@@ -33,7 +33,7 @@ from nnlat.features.records import LatencyRecord
 from nnlat.graph import graph_key, load
 from nnlat.predictor.predictor import Predictor
 from nnlat.predictor.training import TrainSettings
-from nnlat.predictor.transfer import fine_tune
+from nnlat.predictor.transfer import FINE_TUNE_SETTINGS, fine_tune
 from nnlat.zoo.nasbench201 import arch_config
 from nnlat.zoo.registry import get_family
 
@@ -131,6 +131,6 @@ class NnlpTransfer:
         """The target's test latencies (ms) after a head fine-tune on its ``shots``."""
         pretrained = self.pretrained(target, train)
         records = [self._record(int(p), target) for p in shots]
-        settings = TrainSettings(epochs=100, lr=3e-4, patience=20, seed=seed, device="cpu")
+        settings = FINE_TUNE_SETTINGS.model_copy(update={"seed": seed, "device": "cpu"})
         tuned, _ = fine_tune(pretrained, records, settings=settings, part="heads")
         return tuned.predict_raw([self.graphs[int(p)].raw for p in test], self.devices[target])
