@@ -1,7 +1,7 @@
 """Code-to-prediction time of ``nnlat.predict_code`` on a ResNet-50 source file, one core.
 
     nice -n 10 taskset -c 0 env PYTHONPATH=src python benchmarks/predict_code_speed.py \\
-        --model reports/cobra/pipeline-check/model [--repeats 5]
+        [--model DIR] [--repeats 5]   (default: the shipped COBRA model)
 
 The file is a plain bottleneck ResNet-50 (written below, 53 convolutions, 224x224 input).
 Reported: the first call (loading the model included) and the median of the following
@@ -76,24 +76,26 @@ def timed(call: object) -> tuple[float, float, object]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", type=Path, required=True)
+    parser.add_argument("--model", type=Path, help="a saved COBRA model (default: shipped)")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     torch.set_num_threads(1)
-    from nnlat.predictor.code.api import load_cobra, predict_code
+    from nnlat.predictor.code.api import PRETRAINED_DIR, load_cobra, predict_code
+
+    model = args.model or PRETRAINED_DIR
 
     path = Path(tempfile.mkdtemp()) / "resnet50.py"
     path.write_text(RESNET50)
     target, shapes = f"{path}::ResNet50", {"x": (1, 3, 224, 224)}
-    wall, cpu, first = timed(lambda: predict_code(target, shapes, model=args.model))
+    wall, cpu, first = timed(lambda: predict_code(target, shapes, model=model))
     print(f"first call (model load included): {wall:.3f} s wall, {cpu:.3f} s CPU")
     print(
         f"  {first.layers} layer calls, {first.latency_ms:.1f} ms predicted, notes: {first.notes}"
     )
 
     def fresh() -> object:  # no snippet embedding kept from the call before
-        load_cobra(str(args.model))._cache.clear()
-        return predict_code(target, shapes, model=args.model)
+        load_cobra(str(model))._cache.clear()
+        return predict_code(target, shapes, model=model)
 
     runs = [timed(fresh) for _ in range(args.repeats)]
     print(
