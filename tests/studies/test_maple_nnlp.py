@@ -67,3 +67,37 @@ def test_the_study_scores_nnlp_ft_on_every_device(small_pool: Path) -> None:
     assert [r.device for r in results] == list(devices)
     assert all(r.method == "nnlp-ft" and r.test_archs > 0 for r in results)
     assert all(np.isfinite(r.mape) for r in results)
+
+
+def test_with_a_prior_the_network_learns_the_correction_factor(small_pool: Path) -> None:
+    """Given the measured latencies themselves as the prior, every target is 1: what comes
+    back is the prior times a factor near 1, on devices 300x apart."""
+    data = load_table(small_pool)
+    graphs = arch_graphs(data.archs)
+    transfer = NnlpTransfer(
+        graphs, data.latency_ms, list(data.devices), folds=8, epochs=3, prior_ms=data.latency_ms
+    )
+    assert transfer._record(5, 2).latency_ms == pytest.approx(1.0)
+    train, test = np.arange(8), np.arange(8, 12)
+    for target in (0, 15):
+        predicted = transfer.predict(target, train, shots=np.array([0, 1, 2]), test=test, seed=0)
+        ratio = predicted / data.latency_ms[test, target]
+        assert np.all(np.abs(np.log(ratio)) < np.log(1.5)), ratio
+
+
+def test_the_study_scores_nnlp_lut_traffic(small_pool: Path) -> None:
+    devices = load_table(small_pool).devices[:4]
+    config = MapleConfig(
+        db="",
+        descriptors=str(DATA / "descriptors.json"),
+        devices=devices,
+        methods=("nnlp-lut-traffic", "nnlp-ft"),
+        shots=(3,),
+        seeds=1,
+        table=str(small_pool),
+        nnlp_folds=2,
+        nnlp_epochs=1,
+    )
+    results = run(config).rows
+    assert {r.method for r in results} == {"nnlp-lut-traffic", "nnlp-ft"}
+    assert all(np.isfinite(r.mape) for r in results)

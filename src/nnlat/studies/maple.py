@@ -40,7 +40,10 @@ target's *training* architectures (its test architectures are never seen), metho
 * ``nnlp-ft``: NNLQP's transfer of nnlat's graph network (:mod:`nnlat.studies.maple_nnlp`):
   NNLP pre-trained with a head per source device, a new head fine-tuned on the k shots;
   no descriptor. Its sources are the devices outside the target's fold of
-  ``nnlp_folds`` (all others when that is the pool's size).
+  ``nnlp_folds`` (all others when that is the pool's size);
+* ``nnlp-lut``: the same network learning measured / the look-up-table sum of the
+  architecture's primitives on the device (the descriptor as a prior it corrects);
+  ``nnlp-lut-traffic`` prices that sum as ``maple-lut-traffic`` does.
 
 Metrics on the target's test architectures: Acc(10 %), Acc(5 %), MAPE, Spearman.
 """
@@ -78,9 +81,15 @@ PARTS = {
 }
 # Named variants: a composition with the pricing of memory traffic chosen on validation
 # (reports/maple/validation.md, scripts/maple_validation.py).
-TRAFFIC = {"maple-ops-traffic": "maple-ops@on_chip", "maple-lut-traffic": "maple-lut@on_chip"}
-METHODS = (*PARTS, "maple-ops", "maple-lut", "help", "lut", "lut-scaled", "nnlp-ft", *TRAFFIC)
-PRICED = ("maple-ops", "maple-lut", "lut", "lut-scaled")  # take ``@<pricing>``
+TRAFFIC = {
+    "maple-ops-traffic": "maple-ops@on_chip",
+    "maple-lut-traffic": "maple-lut@on_chip",
+    "nnlp-lut-traffic": "nnlp-lut@on_chip",  # maple-lut's pricing, not chosen again
+}
+METHODS = (
+    *PARTS, "maple-ops", "maple-lut", "help", "lut", "lut-scaled", "nnlp-ft", "nnlp-lut", *TRAFFIC
+)  # fmt: skip
+PRICED = ("maple-ops", "maple-lut", "lut", "lut-scaled", "nnlp-lut")  # take ``@<pricing>``
 DEFAULT_METHODS = ("maple-ops", "maple", "help", "lut", "lut-scaled")
 
 
@@ -368,7 +377,8 @@ class _Fold:
     designs: dict[str, np.ndarray] = field(repr=False)
     traffic: dict[str, np.ndarray] = field(repr=False)  # per pricing, (positions, devices)
     distance: np.ndarray = field(repr=False)  # descriptor distances, (devices, devices)
-    nnlp: NnlpTransfer | None = field(default=None, repr=False)  # for ``nnlp-ft``
+    # for ``nnlp-ft`` and ``nnlp-lut``: per method (``nnlp-lut@<pricing>``), its networks
+    nnlp: dict[str, NnlpTransfer] = field(default_factory=dict, repr=False)
 
     @property
     def others(self) -> list[int]:
@@ -397,10 +407,11 @@ def _predict(method: str, fold: _Fold, steps: int, seed: int) -> np.ndarray:
     method, pricing = method_pricing(method)
     design = fold.designs[pricing]
     lut = design.sum(axis=2).T  # (positions, devices)
-    if method == "nnlp-ft":
-        if fold.nnlp is None:
-            raise ValueError("nnlp-ft needs the fold's NnlpTransfer")
-        return fold.nnlp.predict(fold.target, fold.train, fold.shots, fold.test, seed)
+    if method in ("nnlp-ft", "nnlp-lut"):
+        key = method if method == "nnlp-ft" else f"{method}@{pricing}"
+        if key not in fold.nnlp:
+            raise ValueError(f"{key} needs the fold's NnlpTransfer")
+        return fold.nnlp[key].predict(fold.target, fold.train, fold.shots, fold.test, seed)
     if method in ("lut", "lut-scaled"):
         test_lut = lut[fold.test, fold.target]
         if method == "lut":
@@ -502,12 +513,20 @@ def run(
         found = price(data.archs, descriptors, data.devices, pricing, arch_config(ALL_CONV3X3))
         designs[pricing], traffic[pricing] = priced(counts, found.costs), found.traffic_ms
     distance = descriptor_distances(descriptors, data.devices)
-    nnlp = None
-    if "nnlp-ft" in config.methods:
-        graphs = arch_graphs(data.archs)
-        nnlp = NnlpTransfer(
-            graphs, data.latency_ms, list(data.devices), config.nnlp_folds, config.nnlp_epochs
-        )
+    nnlp = {}
+    for method in config.methods:
+        base, pricing = method_pricing(method)
+        if base in ("nnlp-ft", "nnlp-lut"):
+            key = base if base == "nnlp-ft" else f"{base}@{pricing}"
+            prior = None if base == "nnlp-ft" else designs[pricing].sum(axis=2).T
+            nnlp[key] = NnlpTransfer(
+                arch_graphs(data.archs),
+                data.latency_ms,
+                list(data.devices),
+                config.nnlp_folds,
+                config.nnlp_epochs,
+                prior,
+            )
     for target, device in enumerate(data.devices):
         for k in config.shots:
             for seed in range(config.seeds):
@@ -624,6 +643,7 @@ TABLE_METHODS = (
     "lut",
     "lut-scaled",
     "nnlp-ft",
+    "nnlp-lut-traffic",
 )
 
 
@@ -794,7 +814,10 @@ def report(study: Results[MapleConfig, MapleResult], out: Path, command: str) ->
         f"with a head per source device ({config.nnlp_epochs} epochs; the devices left out "
         f"in {config.nnlp_folds} groups, `i % {config.nnlp_folds}`, so its sources are the "
         "other groups' devices), then a new head alone fine-tuned on the k shots; no "
-        "descriptor.",
+        "descriptor. `nnlp-lut-traffic` = the same network learning measured / (the "
+        "`maple-lut-traffic` look-up-table sum), so that the descriptor enters as the "
+        "prior it corrects (nnlat's variant; the pricing taken from `maple-lut-traffic`, "
+        "not chosen again).",
         "",
         render(study),
         "",

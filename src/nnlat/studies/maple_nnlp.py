@@ -12,6 +12,12 @@ skeleton (:func:`nnlat.zoo.nasbench201.arch_config`), the network the pool's int
 files were converted from. Its raw features are cached per architecture, so a rerun does
 not export 1,100 networks again.
 
+With a ``prior`` (the study's ``nnlp-lut``: the look-up-table sum of the architecture's
+primitives on the device, from its descriptor) the network learns the correction factor
+measured / prior instead of the latency, as ``maple-lut`` does: the factor varies far less
+across devices (the latency spans 300x over the pool), and, the prior being fixed per
+(architecture, device), MAPE on the factor is MAPE on the latency.
+
 Pre-training is the cost (one network per group of left-out devices), so the study can
 leave the devices out in a few groups (:func:`device_folds`, the study's ``nnlp_folds``)
 rather than one at a time: each target's network has then seen fewer source devices than
@@ -100,6 +106,8 @@ class NnlpTransfer:
         folds: how many groups the devices are left out in (``len(devices)``: one by one).
         epochs: pre-training epochs (checkpoint on a validation share of the source
             devices' training architectures).
+        prior_ms: per position and device, what the network corrects (it learns
+            latency / prior and predicts prior x that); None: the latency itself.
     """
 
     graphs: list[ArchGraph]
@@ -107,12 +115,16 @@ class NnlpTransfer:
     devices: list[str]
     folds: int
     epochs: int
+    prior_ms: np.ndarray | None = field(default=None, repr=False)
     _pretrained: dict[int, Predictor] = field(default_factory=dict, repr=False)
 
     def _record(self, position: int, device: int) -> LatencyRecord:
         g = self.graphs[position]
-        latency = float(self.latency_ms[position, device])
+        latency = float(self.latency_ms[position, device] / self._prior(position, device))
         return LatencyRecord(g.graph_hash, FAMILY, self.devices[device], 1, latency, g.raw)
+
+    def _prior(self, position: int, device: int) -> float:
+        return 1.0 if self.prior_ms is None else float(self.prior_ms[position, device])
 
     def pretrained(self, target: int, train: np.ndarray) -> Predictor:
         """NNLP trained on every device outside ``target``'s fold, on ``train`` positions."""
@@ -133,4 +145,5 @@ class NnlpTransfer:
         records = [self._record(int(p), target) for p in shots]
         settings = FINE_TUNE_SETTINGS.model_copy(update={"seed": seed, "device": "cpu"})
         tuned, _ = fine_tune(pretrained, records, settings=settings, part="heads")
-        return tuned.predict_raw([self.graphs[int(p)].raw for p in test], self.devices[target])
+        factor = tuned.predict_raw([self.graphs[int(p)].raw for p in test], self.devices[target])
+        return factor * np.array([self._prior(int(p), target) for p in test])
