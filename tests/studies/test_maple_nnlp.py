@@ -101,3 +101,4 @@ def test_the_study_scores_nnlp_lut_traffic(small_pool: Path) -> None:
     results = run(config).rows
     assert {r.method for r in results} == {"nnlp-lut-traffic", "nnlp-ft"}
     assert all(np.isfinite(r.mape) for r in results)
+    assert {r.data_key for r in results} == {"14x16"}  # what a rerun resumes by

@@ -517,9 +517,9 @@ def run(
     for method in config.methods:
         base, pricing = method_pricing(method)
         if base in ("nnlp-ft", "nnlp-lut"):
-            key = base if base == "nnlp-ft" else f"{base}@{pricing}"
+            name = base if base == "nnlp-ft" else f"{base}@{pricing}"
             prior = None if base == "nnlp-ft" else designs[pricing].sum(axis=2).T
-            nnlp[key] = NnlpTransfer(
+            nnlp[name] = NnlpTransfer(
                 arch_graphs(data.archs),
                 data.latency_ms,
                 list(data.devices),
