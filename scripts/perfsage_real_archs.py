@@ -11,7 +11,7 @@ the report gives each model's latency and SRAM error and their MAPE.
 Usage (two steps; the first needs no predictor):
     python scripts/perfsage_real_archs.py measure --out /work/campaign/perfsage/real
     python scripts/perfsage_real_archs.py report --out /work/campaign/perfsage/real \\
-        --predictor /work/campaign/perfsage/generalised \\
+        --predictor /work/campaign/perfsage/generalised-500 \\
         --report reports/perfsage/real_architectures.md
 """
 
@@ -124,7 +124,8 @@ def report(out: Path, predictor_dir: Path, target: Path) -> None:
         "# PerfSAGE (generalised) on real architectures, Vela NPU",
         "",
         "Made by `scripts/perfsage_real_archs.py` (its docstring has the commands); predictor:"
-        f" `{predictor_dir}`, the generalised PerfSAGE of `reports/perfsage/README.md`.",
+        f" `{predictor_dir}`, a generalised PerfSAGE saved by `nnlat eval perfsage"
+        " --save-generalised` (which run: the commands in `reports/perfsage/NOTES.md`).",
         f"Platform `{NPU}`. Keras application definitions, random weights, 10 classes, fully"
         " int8 by TensorFlow's converter with random calibration data; none of these graphs is"
         " in the training data.",
