@@ -29,6 +29,23 @@ def small_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield table
 
 
+def _one_epoch_study(
+    table: Path, devices: tuple[str, ...], methods: tuple[str, ...]
+) -> MapleConfig:
+    """The study on ``table``: 3 shots, one seed, two folds, one pre-training epoch."""
+    return MapleConfig(
+        db="",
+        descriptors=str(DATA / "descriptors.json"),
+        devices=devices,
+        methods=methods,
+        shots=(3,),
+        seeds=1,
+        table=str(table),
+        nnlp_folds=2,
+        nnlp_epochs=1,
+    )
+
+
 def test_every_device_is_left_out_once_in_its_fold() -> None:
     folds = device_folds(16, 4)
     assert sorted(d for fold in folds for d in fold) == list(range(16))
@@ -52,18 +69,7 @@ def test_the_pretrained_network_never_saw_the_targets_fold(small_pool: Path) -> 
 
 def test_the_study_scores_nnlp_ft_on_every_device(small_pool: Path) -> None:
     devices = load_table(small_pool).devices
-    config = MapleConfig(
-        db="",
-        descriptors=str(DATA / "descriptors.json"),
-        devices=devices,
-        methods=("nnlp-ft",),
-        shots=(3,),
-        seeds=1,
-        table=str(small_pool),
-        nnlp_folds=2,
-        nnlp_epochs=1,
-    )
-    results = run(config).rows
+    results = run(_one_epoch_study(small_pool, devices, ("nnlp-ft",))).rows
     assert [r.device for r in results] == list(devices)
     assert all(r.method == "nnlp-ft" and r.test_archs > 0 for r in results)
     assert all(np.isfinite(r.mape) for r in results)
@@ -87,18 +93,7 @@ def test_with_a_prior_the_network_learns_the_correction_factor(small_pool: Path)
 
 def test_the_study_scores_nnlp_lut_traffic(small_pool: Path) -> None:
     devices = load_table(small_pool).devices[:4]
-    config = MapleConfig(
-        db="",
-        descriptors=str(DATA / "descriptors.json"),
-        devices=devices,
-        methods=("nnlp-lut-traffic", "nnlp-ft"),
-        shots=(3,),
-        seeds=1,
-        table=str(small_pool),
-        nnlp_folds=2,
-        nnlp_epochs=1,
-    )
-    results = run(config).rows
+    results = run(_one_epoch_study(small_pool, devices, ("nnlp-lut-traffic", "nnlp-ft"))).rows
     assert {r.method for r in results} == {"nnlp-lut-traffic", "nnlp-ft"}
     assert all(np.isfinite(r.mape) for r in results)
     assert {r.data_key for r in results} == {"14x16"}  # what a rerun resumes by
