@@ -29,7 +29,7 @@ import numpy as np
 from nnlat.datasets.cobra import NETWORK_SPEC, PLATFORM, read_records
 from nnlat.measure.runner import measure
 from nnlat.predictor.code.api import predict_code
-from nnlat.studies.cobra import CobraStudyConfig, _split
+from nnlat.studies.cobra import network_split
 from nnlat.zoo.cobra import SOURCES
 from nnlat.zoo.cobra.networks import CLASS_NAME
 
@@ -58,8 +58,7 @@ def timed(source: str, name: str, shape: tuple, init: dict, platform: str) -> fl
 def host_ratio(count: int, platform: str) -> tuple[float, list[float]]:
     """Median (here / recorded) latency of the study's first ``count`` test networks."""
     records = read_records(ROOT / "data" / "cobra" / "networks.jsonl.gz")
-    config = CobraStudyConfig(data_dir=ROOT, results_dir=ROOT)
-    test = _split(len(records), config.split_seed, config.test_share, config.valid_share)[2]
+    test = network_split(len(records))[2]
     ratios = []
     for i in test[:count]:
         record = records[i]

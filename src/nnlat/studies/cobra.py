@@ -174,6 +174,20 @@ def _split(n: int, seed: int, test: float, valid: float) -> tuple[list[int], lis
     return order[n_test + n_valid :], order[n_test : n_test + n_valid], order[:n_test]
 
 
+def network_split(
+    n: int, config: CobraStudyConfig | None = None
+) -> tuple[list[int], list[int], list[int]]:
+    """The study's (training, validation, test) indices of ``n`` networks (``config``'s
+    split, or the default study's).
+
+    Example:
+        >>> [len(part) for part in network_split(2000)]
+        [1350, 150, 500]
+    """
+    c = config or CobraStudyConfig
+    return _split(n, c.split_seed, c.test_share, c.valid_share)
+
+
 def _load(config: CobraStudyConfig, workers: Any, onnx: bool) -> dict[str, Any]:
     """Interpreted networks (those fully timed layer by layer), layers, snippet latencies.
 
@@ -338,7 +352,7 @@ def _run(
     networks, layers = data["networks"], data["layers"]
     if len(networks) < 3 or len(layers) < 3:
         raise ValueError(f"too little data: {len(networks)} networks, {len(layers)} layers")
-    split = _split(len(networks), config.split_seed, config.test_share, config.valid_share)
+    split = network_split(len(networks), config)
     l_split = _split(
         len(layers), config.split_seed, config.layer_test_share, config.layer_valid_share
     )

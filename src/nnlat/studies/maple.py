@@ -402,13 +402,21 @@ def _regressor_rows(
     return np.concatenate(arch), np.concatenate(desc), np.concatenate(y), weight
 
 
+NNLP = ("nnlp-ft", "nnlp-lut")  # NNLP's transfer: one NnlpTransfer per _nnlp_name
+
+
+def _nnlp_name(base: str, pricing: str) -> str:
+    """Which NnlpTransfer a method uses: ``nnlp-ft``, or ``nnlp-lut@<pricing>``."""
+    return base if base == "nnlp-ft" else f"{base}@{pricing}"
+
+
 def _predict(method: str, fold: _Fold, steps: int, seed: int) -> np.ndarray:
     devices = fold.data.devices
     method, pricing = method_pricing(method)
     design = fold.designs[pricing]
     lut = design.sum(axis=2).T  # (positions, devices)
-    if method in ("nnlp-ft", "nnlp-lut"):
-        key = method if method == "nnlp-ft" else f"{method}@{pricing}"
+    if method in NNLP:
+        key = _nnlp_name(method, pricing)
         if key not in fold.nnlp:
             raise ValueError(f"{key} needs the fold's NnlpTransfer")
         return fold.nnlp[key].predict(fold.target, fold.train, fold.shots, fold.test, seed)
@@ -516,8 +524,8 @@ def run(
     nnlp = {}
     for method in config.methods:
         base, pricing = method_pricing(method)
-        if base in ("nnlp-ft", "nnlp-lut"):
-            name = base if base == "nnlp-ft" else f"{base}@{pricing}"
+        if base in NNLP:
+            name = _nnlp_name(base, pricing)
             prior = None if base == "nnlp-ft" else designs[pricing].sum(axis=2).T
             nnlp[name] = NnlpTransfer(
                 arch_graphs(data.archs),

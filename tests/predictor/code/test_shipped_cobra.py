@@ -11,7 +11,7 @@ import numpy as np
 
 from nnlat.datasets.cobra import read_records
 from nnlat.predictor.code.api import PRETRAINED_DIR, load_cobra
-from nnlat.studies.cobra import CobraStudyConfig, _split
+from nnlat.studies.cobra import network_split
 from nnlat.zoo.cobra.networks import code_graph
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -27,8 +27,7 @@ def test_the_shipped_model_predicts_its_test_networks_from_source() -> None:
     """Thirty networks of the study's test split (never trained on), interpreted from their
     source here: the report's test MAPE is 9.9 % for this seed; 30 of them stay under 15 %."""
     records = read_records(ROOT / "data" / "cobra" / "networks.jsonl.gz")
-    config = CobraStudyConfig(data_dir=Path("."), results_dir=Path("."))
-    test = _split(len(records), config.split_seed, config.test_share, config.valid_share)[2]
+    test = network_split(len(records))[2]
     chosen = [records[i] for i in test[:30]]
     graphs = [code_graph(r["source"], r["config"]["resolution"]) for r in chosen]
     predicted = load_cobra().predict(graphs)
