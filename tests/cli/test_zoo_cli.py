@@ -21,7 +21,14 @@ def test_list_json_names_every_family() -> None:
     assert result.exit_code == 0
     names = {row["name"] for row in json.loads(result.stdout)["families"]}
     corpus = {importlib.import_module(f"nnlat.zoo.{m}").FAMILY.name for m in CORPUS_FAMILY_MODULES}
-    edge = {"cnn-cifar10", "cnn-imagenet", "cnn-kws", "vit-cifar100", "nasbench201-int8"}
+    edge = {
+        "cnn-cifar10",
+        "cnn-imagenet",
+        "cnn-kws",
+        "vit-cifar100",
+        "nasbench201-int8",
+        "cnn-realblocks",
+    }
     assert names == set(FAMILY_MODULES) | edge | corpus
 
 

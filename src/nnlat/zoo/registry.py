@@ -36,8 +36,9 @@ EDGE_FAMILY_MODULES = (
     "edge.vit_cifar100",
 )
 
-# Search spaces of the ONNX families again as int8 TFLite, for NPUs (same configurations).
-TFLITE_FAMILY_MODULES = ("nasbench201_tflite",)
+# Search spaces of the ONNX families again as int8 TFLite, for NPUs (same configurations);
+# and random networks of real architectures' blocks, for training beyond PerfSAGE's spaces.
+TFLITE_FAMILY_MODULES = ("nasbench201_tflite", "edge.cnn_realblocks")
 
 # The real-architecture corpus (issue 33): library model classes with random weights and
 # generators of deployed structures (detection, OCR, audio, control flow, int8); each
