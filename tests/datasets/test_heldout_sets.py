@@ -10,10 +10,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
 
 from check_heldout import training_hashes
-from fetch_heldout import HELDOUT, HELDOUT_2, HELDOUT_3, SETS, markdown
-from measure_heldout import INPUT_SHAPES, INPUT_SHAPES_2, INPUT_SHAPES_3, INPUT_VALUES
+from fetch_heldout import HELDOUT, HELDOUT_2, HELDOUT_3, HELDOUT_4, LISTED, SETS, markdown
+from measure_heldout import (
+    INPUT_SHAPES,
+    INPUT_SHAPES_2,
+    INPUT_SHAPES_3,
+    INPUT_SHAPES_4,
+    INPUT_VALUES,
+    SHAPES,
+)
 
-ALL = HELDOUT + HELDOUT_2 + HELDOUT_3
+ALL = HELDOUT + HELDOUT_2 + HELDOUT_3 + HELDOUT_4
 
 
 def test_names_files_and_cache_paths_are_unique_across_the_sets() -> None:
@@ -26,7 +33,8 @@ def test_set_two_shares_no_file_with_set_one() -> None:
     assert not {e.sha256 for e in HELDOUT} & {e.sha256 for e in HELDOUT_2}
     assert {e.heldout_set for e in HELDOUT} == {1}
     assert {e.heldout_set for e in HELDOUT_2} == {2}
-    assert SETS == {1: HELDOUT, 2: HELDOUT_2, 3: HELDOUT_3}
+    assert SETS == LISTED == {1: HELDOUT, 2: HELDOUT_2, 3: HELDOUT_3, 4: HELDOUT_4}
+    assert set(SHAPES) == set(SETS)
 
 
 def test_set_three_shares_no_file_or_package_with_sets_one_and_two() -> None:
@@ -34,6 +42,14 @@ def test_set_three_shares_no_file_or_package_with_sets_one_and_two() -> None:
     assert not {e.sha256 for e in earlier} & {e.sha256 for e in HELDOUT_3}
     assert not {e.package.lower() for e in earlier} & {e.package.lower() for e in HELDOUT_3}
     assert {e.heldout_set for e in HELDOUT_3} == {3}
+
+
+def test_set_four_shares_no_file_or_package_with_earlier_sets() -> None:
+    earlier = HELDOUT + HELDOUT_2 + HELDOUT_3
+    assert not {e.sha256 for e in earlier} & {e.sha256 for e in HELDOUT_4}
+    assert not {e.package.lower() for e in earlier} & {e.package.lower() for e in HELDOUT_4}
+    assert {e.heldout_set for e in HELDOUT_4} == {4}
+    assert len(HELDOUT_4) >= 30  # issue 33's aim
 
 
 def test_entries_are_pinned_wheels_with_digests_and_licences() -> None:
@@ -47,6 +63,7 @@ def test_input_sizes_name_entries_of_their_set() -> None:
     assert set(INPUT_SHAPES) <= {e.name for e in HELDOUT}
     assert set(INPUT_SHAPES_2) <= {e.name for e in HELDOUT_2}
     assert set(INPUT_SHAPES_3) <= {e.name for e in HELDOUT_3}
+    assert set(INPUT_SHAPES_4) <= {e.name for e in HELDOUT_4}
     assert set(INPUT_VALUES) <= {e.name for e in ALL}
 
 
@@ -54,6 +71,7 @@ def test_markdown_has_one_row_per_entry_of_the_set() -> None:
     assert len(markdown().splitlines()) == 2 + len(HELDOUT)  # heading and separator rows
     assert len(markdown(HELDOUT_2).splitlines()) == 2 + len(HELDOUT_2)
     assert len(markdown(HELDOUT_3).splitlines()) == 2 + len(HELDOUT_3)
+    assert len(markdown(HELDOUT_4).splitlines()) == 2 + len(HELDOUT_4)
 
 
 def test_training_hashes_are_read_from_model_records_not_headers(tmp_path: Path) -> None:
