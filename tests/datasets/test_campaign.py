@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from nnlat.cli.main import app
 from nnlat.datasets import build_dataset
+from nnlat.datasets.training import cache_path, graph_of
+from nnlat.features.raw import RawFeatures, raw_features
 from nnlat.measure.backends.fake import FakeBackend
 from nnlat.measure.backends.registry import backend_registry
 from nnlat.measure.runner import reference_platform
@@ -148,3 +151,22 @@ def test_tflite_campaign_keeps_the_format_not_the_file(store: Store) -> None:
     assert all(store.get_model(m.graph_hash).source_bytes is None for m in models)
     rerun = build_dataset(store, ["cnn-kws"], 2, [npu])
     assert rerun.rows()[0]["skipped"] == 2
+
+
+def test_a_campaign_can_cache_the_features_training_would_rebuild(
+    store: Store, tmp_path: Path
+) -> None:
+    cache = tmp_path / "features"
+    campaign(store, 1, PLATFORMS[:1], feature_cache=cache)
+    measurements = store.list_measurements(platform=PLATFORMS[0])
+    assert len(measurements) == 2
+    for m in measurements:
+        shapes = dict(m.input_shapes)
+        with np.load(cache_path(cache, m.graph_hash, shapes)) as arrays:
+            cached = RawFeatures.from_arrays(dict(arrays))
+        model = store.get_model(m.graph_hash)
+        assert model is not None
+        rebuilt = raw_features(graph_of(model, shapes)).to_arrays()
+        assert cached.to_arrays().keys() == rebuilt.keys()
+        for key, value in rebuilt.items():
+            np.testing.assert_array_equal(cached.to_arrays()[key], value)

@@ -51,6 +51,7 @@ def build_command(
     result is written in its own transaction: rerun the same command to resume.
     """
     from nnlat.datasets import CAMPAIGN_SPEC, build_dataset
+    from nnlat.datasets.training import default_cache_dir
     from nnlat.measure.runner import reference_platform
     from nnlat.store import Store
     from nnlat.zoo.registry import NNLQP_FAMILIES
@@ -72,6 +73,7 @@ def build_command(
                 seed=seed,
                 spec=CAMPAIGN_SPEC.model_copy(update={"max_time_s": max_time}),
                 on_variant=advance,
+                feature_cache=default_cache_dir(),
             )
     if as_json:
         print_json({"seconds": report.seconds, "results": report.rows()})

@@ -15,7 +15,9 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from nnlat.datasets.training import cache_path, cache_raw
 from nnlat.measure.backends.registry import BackendFactory
 from nnlat.measure.runner import measure, resolve_platform
 from nnlat.measure.types import MeasureSpec
@@ -92,6 +94,7 @@ def build_dataset(
     spec: MeasureSpec = CAMPAIGN_SPEC,
     backends: Registry[BackendFactory] | None = None,
     on_variant: OnVariant | None = None,
+    feature_cache: Path | None = None,
 ) -> CampaignReport:
     """Measure ``per_family`` distinct variants of each family on each platform.
 
@@ -104,6 +107,10 @@ def build_dataset(
         spec: the measurement protocol; batch size 1 and each variant's own input shape.
         backends: the backend registry; by default the real backends.
         on_variant: progress callback, called once per variant.
+        feature_cache: also write each measured variant's raw features to this cache
+            (:func:`nnlat.datasets.training.cache_raw`), from the graph already in hand, so
+            that training on the campaign does not rebuild every graph (for a TFLite family
+            that is a second TensorFlow conversion per model); None: no cache.
 
     Returns:
         Counts of measured, skipped and failed results per (family, platform).
@@ -149,6 +156,12 @@ def build_dataset(
                 report.measured[family, platform.name] += 1
                 if result.status != "ok":
                     report.failed[family, platform.name] += 1
+                if feature_cache is not None:
+                    # The result's input shapes are read off this very graph, so these
+                    # are the features training would rebuild from the recipe.
+                    shapes = dict(result.input_shapes)
+                    if not cache_path(feature_cache, variant.graph_hash, shapes).exists():
+                        cache_raw(feature_cache, variant.graph_hash, shapes, variant.graph)
             if on_variant is not None:
                 on_variant(family, index, per_family)
     report.seconds = time.perf_counter() - start
