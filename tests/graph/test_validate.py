@@ -197,6 +197,50 @@ def test_propagation_of_a_size_known_only_late_is_capped() -> None:
         load(model, limits=Limits(max_inference_bytes=64 << 20))
 
 
+def _unknown_size_into_add(valued: bool) -> onnx.ModelProto:
+    """An Add reading a 1-D tensor whose size ONNX cannot infer without propagation: a
+    custom operator's output (an activation), or ``Expand(1, Shape(x) * 3)``, whose
+    values propagation knows."""
+    k = helper.make_tensor("k", TensorProto.INT64, [1], [3])
+    one = helper.make_tensor("one", TensorProto.INT64, [1], [1])
+    unknown = (
+        [
+            helper.make_node("Shape", ["x"], ["s"]),
+            helper.make_node("Mul", ["s", "k"], ["l"]),
+            helper.make_node("Expand", ["one", "l"], ["u"]),
+        ]
+        if valued
+        else [helper.make_node("Custom", ["x"], ["u"], domain="vendor.ops")]
+    )
+    model = _model(
+        [*unknown, helper.make_node("Add", ["u", "x"], ["y"])],
+        [helper.make_tensor_value_info("x", TensorProto.INT64, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, None)],
+        initializers=[k, one],
+    )
+    model.opset_import.append(helper.make_opsetid("vendor.ops", 1))
+    return model
+
+
+def test_an_activation_of_unknown_size_needs_no_capped_inference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import nnlat.graph.passes.infer_shapes as infer
+
+    capped: list[bool] = []
+    original = infer._infer_capped
+
+    def spy(model: onnx.ModelProto, limits: Limits) -> onnx.ModelProto:
+        capped.append(True)
+        return original(model, limits)
+
+    monkeypatch.setattr(infer, "_infer_capped", spy)
+    load(_unknown_size_into_add(valued=False))
+    assert not capped  # a custom operator's output holds no values to propagate
+    load(_unknown_size_into_add(valued=True))
+    assert capped  # Expand(1, Shape(x) * 3) holds values: propagation runs capped
+
+
 def _nested(depth: int) -> onnx.ModelProto:
     body = helper.make_graph(
         [helper.make_node("Relu", ["x"], ["o0"])],

@@ -183,9 +183,10 @@ def _bounded(model: onnx.ModelProto, limits: Limits) -> bool:
     """
     bounded = True
 
-    def walk(graph: onnx.GraphProto, outer: dict[str, int | None]) -> None:
+    def walk(graph: onnx.GraphProto, outer: dict[str, int | None], outer_valued: set[str]) -> None:
         nonlocal bounded
         sizes = dict(outer)  # tensor → elements if it is 0-D/1-D (None: unknown), else -1
+        valued = set(outer_valued)  # tensors whose values propagation may know
         for value in (*graph.input, *graph.value_info, *graph.output):
             sizes[value.name] = _size(value.name, value.type, limits)
         for tensor in graph.initializer:
@@ -197,25 +198,54 @@ def _bounded(model: onnx.ModelProto, limits: Limits) -> bool:
             )
             # Only values held in the file propagate (weights have none by now).
             sizes[tensor.name] = elements if len(tensor.dims) <= 1 and has_data(tensor) else -1
+            if has_data(tensor):
+                valued.add(tensor.name)
         for node in graph.node:
             if node.domain in ("", "ai.onnx") and propagates_data(node.op_type):
                 for name in node.input:
                     size = sizes.get(name) if name else -1
-                    if size is None:
+                    if size is None and name in valued:
                         bounded = False
-                    elif size > limits.max_value_elements:
+                    elif size is not None and size > limits.max_value_elements:
                         raise limits.error(
                             "max_value_elements",
                             f"node {node.name or node.op_type!r} would propagate the "
                             f"{size:,} values of tensor {name!r}",
                         )
+            if _may_hold_values(node, valued):
+                valued.update(node.output)
             for attr in node.attribute:
                 subs = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else list(attr.graphs)
                 for sub in subs:
-                    walk(sub, sizes)
+                    walk(sub, sizes, valued)
 
-    walk(model.graph, {})
+    walk(model.graph, {}, set())
     return bounded
+
+
+def _may_hold_values(node: onnx.NodeProto, valued: set[str]) -> bool:
+    """Whether data propagation may know ``node``'s output values (an over-estimate).
+
+    Values start at the constants the file holds, ``Constant``-like nodes without inputs
+    and ``Shape`` / ``Size``, and flow on through default-domain nodes: a propagating
+    one with any input known, any other with every input known. An activation (a
+    convolution's output, a custom operator's) never holds values, so a tensor of unknown
+    size there cannot grow propagation and needs no capped child process: for a TFLite
+    model, whose converted custom operators leave many shapes unknown, that spares two
+    forks per load.
+    """
+    if node.domain not in ("", "ai.onnx"):
+        return False
+    inputs = [name for name in node.input if name]
+    if not inputs or node.op_type in _READ_SHAPE_ONLY:
+        return True
+    if any(
+        a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute
+    ):
+        return True  # If / Loop / Scan: what their bodies yield is not followed here
+    if propagates_data(node.op_type):
+        return any(name in valued for name in inputs)
+    return all(name in valued for name in inputs)
 
 
 def _size(name: str, type_proto: onnx.TypeProto, limits: Limits) -> int | None:
