@@ -388,12 +388,14 @@ class _Converter:
                 name = f"{name}#{i}"
             seen.add(name)
             elem_type = _DTYPES.get(t.Type(), TensorProto.UNDEFINED)
-            shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
+            # numpy's tolist() gives the same Python ints and floats as converting one
+            # element at a time, several times faster on per-channel scales.
+            shape = tuple(t.ShapeAsNumpy().tolist()) if t.ShapeLength() else ()
             quant = None
             q = t.Quantization()
             if q is not None and q.ScaleLength() > 0:
-                scale = tuple(float(s) for s in q.ScaleAsNumpy())
-                zero = tuple(int(z) for z in q.ZeroPointAsNumpy()) if q.ZeroPointLength() else ()
+                scale = tuple(q.ScaleAsNumpy().tolist())
+                zero = tuple(q.ZeroPointAsNumpy().tolist()) if q.ZeroPointLength() else ()
                 quant = (scale, zero or (0,) * len(scale), int(q.QuantizedDimension()))
             self.tensors.append(_Tensor(name, elem_type, shape, i not in live, t.Buffer(), quant))
 
