@@ -321,6 +321,7 @@ class _Converter:
     initializers: dict[str, onnx.TensorProto] = field(default_factory=dict)
     extra_info: list[onnx.ValueInfoProto] = field(default_factory=list)
     quant: dict[str, Quantization] = field(default_factory=dict)
+    _opcode_names: dict[int, str] = field(default_factory=dict)
 
     def convert(self) -> onnx.GraphProto:
         import tflite
@@ -354,30 +355,30 @@ class _Converter:
                 scale, zero_point, axis = t.quant
                 self.quant[t.name] = Quantization(scale, zero_point, t.onnx_axis(axis))
         outputs = [int(t) for t in sub.OutputsAsNumpy()]
+        io_names = {self.tensors[i].name for i in (*inputs, *outputs)}
         return helper.make_graph(
             self.nodes,
             "tflite",
             [self._value_info(self.tensors[i]) for i in inputs],
             [self._value_info(self.tensors[i]) for i in outputs],
             initializer=list(self.initializers.values()),
-            value_info=[
-                self._value_info(t) for t in activations if t.name not in self._io_names(sub)
-            ]
+            value_info=[self._value_info(t) for t in activations if t.name not in io_names]
             + self.extra_info,
         )
 
-    def _io_names(self, sub: Any) -> set[str]:
-        ids = [*sub.InputsAsNumpy(), *sub.OutputsAsNumpy()]
-        return {self.tensors[int(i)].name for i in ids}
-
     def _op_name(self, op: Any) -> str:
-        from tflite.utils import BUILTIN_OPCODE2NAME
+        index = op.OpcodeIndex()
+        if index not in self._opcode_names:  # a model has few opcodes and many operators
+            from tflite.utils import BUILTIN_OPCODE2NAME
 
-        code = self.model.OperatorCodes(op.OpcodeIndex())
-        builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
-        if builtin == 32:  # CUSTOM
-            return f"CUSTOM:{(code.CustomCode() or b'?').decode(errors='replace')}"
-        return BUILTIN_OPCODE2NAME.get(builtin, f"BUILTIN_{builtin}")
+            code = self.model.OperatorCodes(index)
+            builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
+            if builtin == 32:  # CUSTOM
+                name = f"CUSTOM:{(code.CustomCode() or b'?').decode(errors='replace')}"
+            else:
+                name = BUILTIN_OPCODE2NAME.get(builtin, f"BUILTIN_{builtin}")
+            self._opcode_names[index] = name
+        return self._opcode_names[index]
 
     def _read_tensors(self, sub: Any, live: set[int], tflite: Any) -> None:
         seen: set[str] = set()

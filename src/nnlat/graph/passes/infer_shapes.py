@@ -197,8 +197,9 @@ def _bounded(model: onnx.ModelProto, limits: Limits) -> bool:
                 f"weight {tensor.name!r} of shape {list(tensor.dims)} has {elements:,} elements",
             )
             # Only values held in the file propagate (weights have none by now).
-            sizes[tensor.name] = elements if len(tensor.dims) <= 1 and has_data(tensor) else -1
-            if has_data(tensor):
+            held = has_data(tensor)
+            sizes[tensor.name] = elements if len(tensor.dims) <= 1 and held else -1
+            if held:
                 valued.add(tensor.name)
         for node in graph.node:
             if node.domain in ("", "ai.onnx") and propagates_data(node.op_type):
