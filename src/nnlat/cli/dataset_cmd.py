@@ -48,7 +48,9 @@ def build_command(
     """Measure PER_FAMILY variants of each family on each platform; safe to stop and rerun.
 
     Variants are drawn with a fixed seed, results already stored are skipped, and each
-    result is written in its own transaction: rerun the same command to resume.
+    result is written in its own transaction: rerun the same command to resume. Each
+    measured variant's features go to the user's feature cache too, so that `nnlat train`
+    and the studies read them instead of exporting every model again.
     """
     from nnlat.datasets import CAMPAIGN_SPEC, build_dataset
     from nnlat.datasets.training import default_cache_dir
