@@ -184,23 +184,23 @@ class _Builder:
 
     def conv(self, x: Any, filters: int, kernel: int, stride: int = 1, act: bool = True) -> Any:
         """Convolution, batch norm (folded by the converter), activation."""
-        x = self._padded(x, kernel, stride)
-        padding = "valid" if self.config.explicit_pad and stride > 1 else "same"
+        x, padding = self._padded(x, kernel, stride)
         x = self.layers.Conv2D(filters, kernel, stride, padding=padding, use_bias=False)(x)
         x = self.layers.BatchNormalization()(x)
         return self.act(x) if act else x
 
     def depthwise(self, x: Any, kernel: int, stride: int = 1) -> Any:
         """Depthwise convolution, batch norm, activation."""
-        x = self._padded(x, kernel, stride)
-        padding = "valid" if self.config.explicit_pad and stride > 1 else "same"
+        x, padding = self._padded(x, kernel, stride)
         x = self.layers.DepthwiseConv2D(kernel, stride, padding=padding, use_bias=False)(x)
         return self.act(self.layers.BatchNormalization()(x))
 
-    def _padded(self, x: Any, kernel: int, stride: int) -> Any:
-        if self.config.explicit_pad and stride > 1 and kernel > 1:
-            return self.layers.ZeroPadding2D(kernel // 2)(x)
-        return x
+    def _padded(self, x: Any, kernel: int, stride: int) -> tuple[Any, str]:
+        """``x`` and the padding its strided layer takes: with ``explicit_pad``, a PAD
+        operator then ``"valid"``; otherwise ``"same"``."""
+        if not (self.config.explicit_pad and stride > 1):
+            return x, "same"
+        return (self.layers.ZeroPadding2D(kernel // 2)(x) if kernel > 1 else x), "valid"
 
     def squeeze_excite(self, x: Any, channels: int) -> Any:
         """Global pooling, 1×1 reduce, 1×1 expand, sigmoid gate, multiply."""
@@ -288,8 +288,9 @@ def build(config: RealBlocksConfig) -> keras.Model:
         for index in range(1 if stage.block == "dense" else stage.repeats):
             stride = stage.stride if index == 0 else 1
             if stride > 1 and stage.downsample != "conv" and stage.block not in ("dense", "fire"):
-                pool = keras.layers.MaxPooling2D if stage.downsample == "maxpool" else None
-                x = (pool or keras.layers.AveragePooling2D)(2)(x)
+                maxpool = stage.downsample == "maxpool"
+                pool = keras.layers.MaxPooling2D if maxpool else keras.layers.AveragePooling2D
+                x = pool(2)(x)
                 stride = 1
             x = nn.block(x, stage, stride)
     if config.head_width:
