@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import csv
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -12,38 +11,20 @@ import pytest
 from nnlat.studies.maple import MapleConfig, load_table, run
 from nnlat.studies.maple_nnlp import NnlpTransfer, arch_graphs, device_folds
 
-DATA = Path(__file__).parents[2] / "data" / "maple"
+# Two folds, one pre-training epoch: the study's path, not its accuracy.
+ONE_EPOCH = {"nnlp_folds": 2, "nnlp_epochs": 1}
 
 
 @pytest.fixture(scope="module")
-def small_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def small_pool(
+    tmp_path_factory: pytest.TempPathFactory, pool_rows: Callable[[Path, int], Path]
+) -> Iterator[Path]:
     """The pool table's first 14 positions (12 training, 2 test), one private cache."""
     folder = tmp_path_factory.mktemp("maple-nnlp")
-    table = folder / "pool.csv"
-    with (DATA / "nb201_vela_pool.csv").open(newline="") as source:
-        rows = list(csv.reader(source))[:15]
-    with table.open("w", newline="") as out:
-        csv.writer(out).writerows(rows)
+    table = pool_rows(folder, 14)
     with pytest.MonkeyPatch.context() as patch:  # the graphs are exported once, here
         patch.setenv("XDG_CACHE_HOME", str(folder / "cache"))
         yield table
-
-
-def _one_epoch_study(
-    table: Path, devices: tuple[str, ...], methods: tuple[str, ...]
-) -> MapleConfig:
-    """The study on ``table``: 3 shots, one seed, two folds, one pre-training epoch."""
-    return MapleConfig(
-        db="",
-        descriptors=str(DATA / "descriptors.json"),
-        devices=devices,
-        methods=methods,
-        shots=(3,),
-        seeds=1,
-        table=str(table),
-        nnlp_folds=2,
-        nnlp_epochs=1,
-    )
 
 
 def test_every_device_is_left_out_once_in_its_fold() -> None:
@@ -67,9 +48,11 @@ def test_the_pretrained_network_never_saw_the_targets_fold(small_pool: Path) -> 
     assert predicted.shape == (4,) and np.all(np.isfinite(predicted)) and np.all(predicted > 0)
 
 
-def test_the_study_scores_nnlp_ft_on_every_device(small_pool: Path) -> None:
+def test_the_study_scores_nnlp_ft_on_every_device(
+    small_pool: Path, small_study: Callable[..., MapleConfig]
+) -> None:
     devices = load_table(small_pool).devices
-    results = run(_one_epoch_study(small_pool, devices, ("nnlp-ft",))).rows
+    results = run(small_study(small_pool, devices, ("nnlp-ft",), **ONE_EPOCH)).rows
     assert [r.device for r in results] == list(devices)
     assert all(r.method == "nnlp-ft" and r.test_archs > 0 for r in results)
     assert all(np.isfinite(r.mape) for r in results)
@@ -91,9 +74,13 @@ def test_with_a_prior_the_network_learns_the_correction_factor(small_pool: Path)
         assert np.all(np.abs(np.log(ratio)) < np.log(1.5)), ratio
 
 
-def test_the_study_scores_nnlp_lut_traffic(small_pool: Path) -> None:
+def test_the_study_scores_nnlp_lut_traffic(
+    small_pool: Path, small_study: Callable[..., MapleConfig]
+) -> None:
     devices = load_table(small_pool).devices[:4]
-    results = run(_one_epoch_study(small_pool, devices, ("nnlp-lut-traffic", "nnlp-ft"))).rows
+    results = run(
+        small_study(small_pool, devices, ("nnlp-lut-traffic", "nnlp-ft"), **ONE_EPOCH)
+    ).rows
     assert {r.method for r in results} == {"nnlp-lut-traffic", "nnlp-ft"}
     assert all(np.isfinite(r.mape) for r in results)
     assert {r.data_key for r in results} == {"14x16"}  # what a rerun resumes by

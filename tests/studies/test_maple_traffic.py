@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import csv
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +22,6 @@ from nnlat.zoo.nasbench201 import ALL_CONV3X3, arch_config
 from nnlat.zoo.nasbench201_tflite import primitives
 
 CONFIG = arch_config(ALL_CONV3X3)
-DATA = Path(__file__).parents[2] / "data" / "maple"
 
 
 def descriptor(arena: str, cache_bytes: float) -> HardwareDescriptor:
@@ -78,12 +77,12 @@ def test_methods_take_a_pricing_and_unknown_ones_are_refused_with_the_choices() 
         method_pricing("maple@on_chip")  # MAPLE's regressor composes nothing to price
 
 
-def test_a_small_study_runs_the_traffic_variants_on_rows_of_the_pool(tmp_path: Path) -> None:
-    table = tmp_path / "pool.csv"
-    with (DATA / "nb201_vela_pool.csv").open(newline="") as source:
-        rows = list(csv.reader(source))[:45]  # 36 training, 8 test architectures
-    with table.open("w", newline="") as out:
-        csv.writer(out).writerows(rows)
+def test_a_small_study_runs_the_traffic_variants_on_rows_of_the_pool(
+    tmp_path: Path,
+    pool_rows: Callable[[Path, int], Path],
+    small_study: Callable[..., MapleConfig],
+) -> None:
+    table = pool_rows(tmp_path, 44)  # 36 training, 8 test architectures
     devices = load_table(table).devices
     methods = (
         "maple-ops@placement",
@@ -91,17 +90,7 @@ def test_a_small_study_runs_the_traffic_variants_on_rows_of_the_pool(tmp_path: P
         "maple-lut-traffic",
         "lut-scaled@on_chip",
     )
-    config = MapleConfig(
-        db="",
-        descriptors=str(DATA / "descriptors.json"),
-        devices=devices,
-        methods=methods,
-        shots=(3,),
-        seeds=1,
-        steps=5,
-        table=str(table),
-    )
-    results = run(config).rows
+    results = run(small_study(table, devices, methods, steps=5)).rows
     assert {r.method for r in results} == set(methods)
     assert len(results) == len(devices) * len(methods)
     assert all(r.test_archs == 8 and 0 <= r.acc_10 <= 1 for r in results)

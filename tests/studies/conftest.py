@@ -1,0 +1,52 @@
+"""What the MAPLE study tests share: the pool table cut to its first rows, and the study's
+settings for a small run on it."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from nnlat.studies.maple import MapleConfig
+
+MAPLE_DATA = Path(__file__).parents[2] / "data" / "maple"
+
+
+@pytest.fixture(scope="session")
+def pool_rows() -> Callable[[Path, int], Path]:
+    """``pool_rows(folder, count)``: ``data/maple/nb201_vela_pool.csv``'s header and first
+    ``count`` architectures, written to ``folder/pool.csv``."""
+
+    def write(folder: Path, count: int) -> Path:
+        table = folder / "pool.csv"
+        with (MAPLE_DATA / "nb201_vela_pool.csv").open(newline="") as source:
+            rows = list(csv.reader(source))[: count + 1]
+        with table.open("w", newline="") as out:
+            csv.writer(out).writerows(rows)
+        return table
+
+    return write
+
+
+@pytest.fixture(scope="session")
+def small_study() -> Callable[..., MapleConfig]:
+    """``small_study(table, devices, methods, **settings)``: the study on ``table`` with the
+    pool's descriptors, 3 shots and one seed."""
+
+    def make(
+        table: Path, devices: tuple[str, ...], methods: tuple[str, ...], **settings: object
+    ) -> MapleConfig:
+        return MapleConfig(
+            db="",
+            descriptors=str(MAPLE_DATA / "descriptors.json"),
+            devices=devices,
+            methods=methods,
+            shots=(3,),
+            seeds=1,
+            table=str(table),
+            **settings,  # type: ignore[arg-type]
+        )
+
+    return make
