@@ -6,10 +6,11 @@ Resumable: what reports/cobra/runs/ holds is not trained again (delete it after 
 campaigns grow, so that the split and the encoders follow the new data).
 
 Cost on one core: interpreting the 2,000 networks ~10 min, their ONNX export for NNLP
-~30 min, an encoder epoch ~1 min per 6,500 layers, a GCN epoch ~15 s: the full run wants
-a GPU (every training uses CUDA when there is one) and many cores (``--workers``, by
-default every core this process may use when there are 8 or more: the tasks then run
-in parallel, see nnlat.studies.cobra_tasks). ``--time-limit`` stops training in time to
+~10–30 min (kept per network in runs/onnx-features/, git-ignored), an encoder epoch ~1 min
+per 6,500 layers, a GCN epoch ~15 s: the full run wants a GPU (every training uses CUDA
+when there is one) and many cores (``--workers``, by default every core this process may
+use when there are 8 or more: the tasks then run in parallel, see
+nnlat.studies.cobra_tasks). ``--time-limit`` stops training in time to
 write the report of what finished; scripts/cobra_gpu.sh runs it on a lent GPU machine.
 """
 
@@ -23,6 +24,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from nnlat.predictor.code.encoder import EncoderConfig
 from nnlat.predictor.code.pretraining import PretrainSettings
 from nnlat.studies.cobra import (
     METHODS,
@@ -74,6 +76,11 @@ def main(argv: list[str]) -> None:
     parser.add_argument(
         "--encoder-batch-size", type=int, default=64, help="snippets per pre-training step"
     )
+    parser.add_argument("--encoder-dim", type=int, default=64, help="the encoder's width")
+    parser.add_argument("--encoder-layers", type=int, default=4, help="attention blocks")
+    parser.add_argument(
+        "--encoder-lr-decay", type=float, default=0.95, help="learning-rate factor per epoch"
+    )
     parser.add_argument(
         "--encoders",
         nargs="+",
@@ -94,7 +101,15 @@ def main(argv: list[str]) -> None:
         methods=tuple(args.methods),
         max_layers=args.max_layers,
         max_networks=args.max_networks,
-        pretrain=PretrainSettings(epochs=args.encoder_epochs, batch_size=args.encoder_batch_size),
+        pretrain=PretrainSettings(
+            epochs=args.encoder_epochs,
+            batch_size=args.encoder_batch_size,
+            lr_decay=args.encoder_lr_decay,
+        ),
+        # The feed-forward width follows the paper's 2 × width (the default 64 → 128).
+        encoder=EncoderConfig(
+            vocab_size=0, dim=args.encoder_dim, layers=args.encoder_layers, ffn=2 * args.encoder_dim
+        ),
         vocab_size=args.vocab_size,
         command=f"PYTHONPATH=src python scripts/cobra_study.py {shlex.join(argv)} ({_machine()})",
         scale_note=args.scale_note,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -24,6 +25,7 @@ from nnlat.predictor.code.encoder import EncoderConfig
 from nnlat.predictor.code.pretraining import PretrainSettings
 from nnlat.studies.cobra import CobraStudyConfig, interpret_networks, metrics, render, run
 from nnlat.studies.cobra_baselines import brpnas_features, layer_sum, layerwise_scale
+from nnlat.studies.cobra_tasks import onnx_features
 
 FAKE = "fake-fake1.0-fp32-t1"
 FAST = MeasureSpec(warmup_min_runs=1, warmup_max_s=0.05, min_runs=3, max_time_s=0.05)
@@ -108,6 +110,23 @@ def test_worker_processes_run_the_tasks(campaigns: Path, tmp_path: Path) -> None
     assert sorted(r.method for r in results.networks) == ["cobra", "layerwise"]
     assert set(results.encoders) == {"with-latency", "without-latency"}
     assert (tmp_path / "runs" / "encoder-without-latency.pt").exists()
+
+
+def test_onnx_features_are_kept_per_network_and_read_back(campaigns: Path, tmp_path: Path) -> None:
+    records = read_records(campaigns / "networks.jsonl.gz")[:2]
+    first = onnx_features(records, tmp_path)
+    kept = tmp_path / f"{records[0]['graph_hash']}.npz"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        f"{r['graph_hash']}.npz" for r in records
+    )
+    # Mark the kept copy: a second call must return it, not export the network again.
+    with np.load(kept) as arrays:
+        marked = dict(arrays)
+    marked["node_values"] = marked["node_values"] + 1.0
+    np.savez_compressed(kept, **marked)
+    again = onnx_features(records, tmp_path)
+    assert np.array_equal(again[0].node_values, first[0].node_values + 1.0)
+    assert np.array_equal(again[1].node_values, first[1].node_values)
 
 
 def test_interpreted_graphs_are_kept_and_read_back(campaigns: Path, tmp_path: Path) -> None:

@@ -209,8 +209,9 @@ def _load(config: CobraStudyConfig, workers: Any, onnx: bool) -> dict[str, Any]:
     records = _measured_networks(config)
     exports = []
     if onnx:
-        parts = cobra_tasks.chunks([r["config"] for r in records], max(1, config.workers // 2))
-        exports = [workers.apply_async(cobra_tasks.onnx_features, (p,)) for p in parts]
+        parts = cobra_tasks.chunks(records, max(1, config.workers // 2))
+        cache = config.results_dir / "onnx-features"
+        exports = [workers.apply_async(cobra_tasks.onnx_features, (p, cache)) for p in parts]
     networks, graphs, kept = [], [], []
     for index, (record, graph) in enumerate(
         zip(

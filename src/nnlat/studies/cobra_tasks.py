@@ -121,12 +121,33 @@ def interpret(items: Sequence[tuple[str, int]]) -> list[Any]:
     return [code_graph(source, resolution) for source, resolution in items]
 
 
-def onnx_features(configs: Sequence[dict]) -> list[Any]:
-    """NNLP's raw features of the exported ONNX graphs of network configurations."""
-    from nnlat.features.raw import raw_features
+def onnx_features(records: Sequence[dict], cache_dir: Path) -> list[Any]:
+    """NNLP's raw features of the exported ONNX graphs of measured networks.
+
+    Each network's features are kept in ``cache_dir`` under its graph hash (an export
+    takes a second on one core; 2,000 of them are worth not losing to a stopped run).
+    """
+    import os
+
+    import numpy as np
+
+    from nnlat.features.raw import RawFeatures, raw_features
     from nnlat.zoo.cobra.networks import NETWORKS
 
-    return [raw_features(NETWORKS.model(c).to_graph()) for c in configs]
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    every = []
+    for record in records:
+        path = cache_dir / f"{record['graph_hash']}.npz"
+        if path.exists():
+            with np.load(path) as arrays:
+                every.append(RawFeatures.from_arrays(dict(arrays)))
+            continue
+        raw = raw_features(NETWORKS.model(record["config"]).to_graph())
+        tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
+        np.savez_compressed(tmp, **raw.to_arrays())
+        os.replace(tmp, path)  # a stopped export never leaves half a file
+        every.append(raw)
+    return every
 
 
 def pretrain(
