@@ -87,6 +87,24 @@ def test_split_is_by_graph_and_the_same_for_every_method() -> None:
     first = study.split_space(records, 0.2, seed=3)
     assert first == study.split_space(records, 0.2, seed=3)
     assert study.cap_per_space(records, 2) == [r for r in records[:4]]
+    # records alternate cifar10 (even) and kws (odd): kws alone gets a third graph
+    capped = study.cap_per_space(records, 2, {"cnn-kws": 3})
+    assert capped == [records[i] for i in (0, 1, 2, 3, 5)]
+
+
+def test_eval_command_refuses_a_space_cap_it_cannot_read_or_apply() -> None:
+    from typer.testing import CliRunner
+
+    from nnlat.cli.main import app
+
+    base = ["eval", "perfsage", "--report-only", "--spaces", "cnn-kws"]
+    for cap, said in (
+        ("cnn-kws", "SPACE=N"),
+        ("cnn-kws=5", "SPACE=N"),
+        ("vit-cifar100=50", "not in --spaces"),
+    ):
+        result = CliRunner().invoke(app, [*base, "--space-cap", cap])
+        assert result.exit_code == 2 and said in result.output, result.output
 
 
 def test_eval_command_rebuilds_the_report_from_its_results(tmp_path: Path) -> None:

@@ -53,6 +53,13 @@ def perfsage_command(
         int | None,
         typer.Option("--per-space", min=10, help="Use at most this many graphs per space."),
     ] = None,
+    space_caps: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--space-cap",
+            help="SPACE=N: at most N graphs of this space, over --per-space (repeatable).",
+        ),
+    ] = None,
     cached_only: Annotated[
         bool,
         typer.Option(
@@ -98,6 +105,7 @@ def perfsage_command(
                 **({"head_width": head_width} if head_width else {}),
             },
             per_space=per_space,
+            space_caps=_space_caps(space_caps or [], comma_list(spaces)),
             parts=tuple(comma_list(parts)),
             alphas=tuple(float(a) for a in comma_list(alphas)),
             results_path=out / RESULTS,
@@ -147,3 +155,23 @@ def _records(
             cached_only=cached_only,
             on_record=lambda done, total: progress.update(task, completed=done, total=total),
         )
+
+
+def _space_caps(items: list[str], spaces: list[str]) -> dict[str, int]:
+    """``["cnn-realblocks=3000"]`` → ``{"cnn-realblocks": 3000}``.
+
+    Raises:
+        typer.BadParameter: an item is not SPACE=N with N ≥ 10, or names a space that
+            is not in ``spaces``.
+    """
+    caps = {}
+    for item in items:
+        space, _, count = item.partition("=")
+        if space and space not in spaces:
+            raise typer.BadParameter(f"{space!r} is not in --spaces", param_hint="--space-cap")
+        if not space or not count.isdigit() or int(count) < 10:
+            raise typer.BadParameter(
+                f"{item!r}: expected SPACE=N with N >= 10", param_hint="--space-cap"
+            )
+        caps[space] = int(count)
+    return caps

@@ -32,7 +32,7 @@ import dataclasses
 import math
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -85,6 +85,8 @@ class PerfsageConfig:
         test_fraction: share of each space's graphs held out for testing (the paper's 20 %).
         per_space: use at most this many graphs of each space (the first in store order,
             a uniform sample); None: all.
+        space_caps: a cap of its own for some spaces, over ``per_space`` (a space of
+            real architectures' blocks may need more graphs than the others).
         figure3_space: the space of Figure 3 (default: the one with the widest latency range).
         parts: which tables/figures to run (``table6``, ``table4``, ``table5``,
             ``figure3``, ``figure4``, ``table7``).
@@ -106,6 +108,7 @@ class PerfsageConfig:
     config: dict[str, object] = field(default_factory=dict)
     test_fraction: float = 0.2
     per_space: int | None = None
+    space_caps: dict[str, int] = field(default_factory=dict)
     figure3_space: str | None = None
     parts: tuple[str, ...] = ("table6", "table4", "table5", "figure3", "figure4", "table7")
     alphas: tuple[float, ...] = PERFSAGE_ALPHAS
@@ -198,15 +201,27 @@ def measured_memory(records: Sequence[LatencyRecord]) -> list[LatencyRecord]:
     ]
 
 
-def cap_per_space(records: Sequence[LatencyRecord], cap: int | None) -> list[LatencyRecord]:
-    """The records of at most ``cap`` graphs per family (the first graphs seen)."""
-    if cap is None:
+def cap_per_space(
+    records: Sequence[LatencyRecord], cap: int | None, caps: Mapping[str, int] | None = None
+) -> list[LatencyRecord]:
+    """The records of at most ``cap`` graphs per family (the first graphs seen), or of
+    ``caps[family]`` graphs for the families it names.
+
+    Example:
+        >>> from nnlat.features.records import LatencyRecord
+        >>> rows = [LatencyRecord(f"g{i}", f, "p", 1, 1.0, None) for f in "ab" for i in range(3)]
+        >>> [(r.family, r.graph_hash) for r in cap_per_space(rows, 1, {"b": 2})]
+        [('a', 'g0'), ('b', 'g0'), ('b', 'g1')]
+    """
+    caps = caps or {}
+    if cap is None and not caps:
         return list(records)
     kept: dict[str, set[str]] = {}
     out = []
     for r in records:
         graphs = kept.setdefault(r.family, set())
-        if r.graph_hash in graphs or len(graphs) < cap:
+        limit = caps.get(r.family, cap)
+        if r.graph_hash in graphs or limit is None or len(graphs) < limit:
             graphs.add(r.graph_hash)
             out.append(r)
     return out
@@ -334,7 +349,9 @@ def run(
     results = read_results(path) if path is not None else []
     seed = config.settings.seed
     chosen = cap_per_space(
-        measured_memory([r for r in records if r.family in config.spaces]), config.per_space
+        measured_memory([r for r in records if r.family in config.spaces]),
+        config.per_space,
+        config.space_caps,
     )
     spaces = [s for s in config.spaces if any(r.family == s for r in chosen)]
     if config.fit_missing and not spaces:
