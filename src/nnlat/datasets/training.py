@@ -131,12 +131,23 @@ def cache_raw(
     that :func:`load_records` later reads the features instead of rebuilding the graph.
     """
     raw = raw_features(graph)
-    path = cache_path(cache_dir, graph_hash, shapes)
+    save_raw(cache_path(cache_dir, graph_hash, shapes), raw)
+    return raw
+
+
+def save_raw(path: Path, raw: RawFeatures) -> None:
+    """Write ``raw`` to the ``.npz`` file ``path`` (its folder made if need be), whole or
+    not at all: readers never see half a file, and a stopped writer leaves none."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
     np.savez(tmp, **raw.to_arrays())
-    os.replace(tmp, path)  # readers never see half a file
-    return raw
+    os.replace(tmp, path)
+
+
+def read_raw(path: Path) -> RawFeatures:
+    """The raw features :func:`save_raw` wrote to ``path``."""
+    with np.load(path) as arrays:
+        return RawFeatures.from_arrays(dict(arrays))
 
 
 def _cached_raw(
@@ -147,8 +158,7 @@ def _cached_raw(
         return raw_features(graph_of(model, shapes))
     path = cache_path(cache_dir, measurement.graph_hash, shapes)
     if path.exists():
-        with np.load(path) as arrays:
-            return RawFeatures.from_arrays(dict(arrays))
+        return read_raw(path)
     return cache_raw(cache_dir, measurement.graph_hash, shapes, graph_of(model, shapes))
 
 

@@ -127,25 +127,18 @@ def onnx_features(records: Sequence[dict], cache_dir: Path) -> list[Any]:
     Each network's features are kept in ``cache_dir`` under its graph hash (an export
     takes a second on one core; 2,000 of them are worth not losing to a stopped run).
     """
-    import os
-
-    import numpy as np
-
-    from nnlat.features.raw import RawFeatures, raw_features
+    from nnlat.datasets.training import read_raw, save_raw
+    from nnlat.features.raw import raw_features
     from nnlat.zoo.cobra.networks import NETWORKS
 
-    cache_dir.mkdir(parents=True, exist_ok=True)
     every = []
     for record in records:
         path = cache_dir / f"{record['graph_hash']}.npz"
         if path.exists():
-            with np.load(path) as arrays:
-                every.append(RawFeatures.from_arrays(dict(arrays)))
+            every.append(read_raw(path))
             continue
         raw = raw_features(NETWORKS.model(record["config"]).to_graph())
-        tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
-        np.savez_compressed(tmp, **raw.to_arrays())
-        os.replace(tmp, path)  # a stopped export never leaves half a file
+        save_raw(path, raw)
         every.append(raw)
     return every
 
