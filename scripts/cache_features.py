@@ -39,20 +39,28 @@ def snapshot(source: Path, target: Path) -> None:
 
 
 def cache_round(
-    db: Path, families: list[str], chunk: int, cache_dir: Path, platform: str | None = None
+    db: Path,
+    families: list[str],
+    chunk: int,
+    cache_dir: Path,
+    platform: str | None = None,
+    reverse: bool = False,
 ) -> int:
     """Cache up to ``chunk`` uncached models of each family (measured on ``platform``, if
-    given); return how many were cached."""
+    given; last measured first with ``reverse``); return how many were cached."""
     done = 0
     with Store.open(f"sqlite:///{db}") as store:
         for family in families:
+            measured = store.list_measurements(platform, family=family)
             todo = [
                 m
-                for m in store.list_measurements(platform, family=family)
+                for m in (reversed(measured) if reverse else measured)
                 if not cache_path(cache_dir, m.graph_hash, dict(m.input_shapes)).exists()
             ][:chunk]
             for measurement in todo:
                 shapes = dict(measurement.input_shapes)
+                if cache_path(cache_dir, measurement.graph_hash, shapes).exists():
+                    continue  # another process (--reverse on the other core) got there first
                 model = store.get_model(measurement.graph_hash)
                 if model is None:
                     continue
@@ -81,6 +89,11 @@ def main() -> None:
     )
     parser.add_argument("--chunk", type=int, default=50, help="Models per family per round.")
     parser.add_argument("--idle-rounds", type=int, default=6, help="Stop after this many empty.")
+    parser.add_argument(
+        "--reverse",
+        action="store_true",
+        help="Last measured first: a second process on another core meets the first midway.",
+    )
     args = parser.parse_args()
     families = [f for f in args.families.split(",") if f]
     cache_dir = default_cache_dir()
@@ -88,7 +101,9 @@ def main() -> None:
     while idle < args.idle_rounds:
         if args.follow is not None:
             snapshot(args.follow, args.db)
-        cached = cache_round(args.db, families, args.chunk, cache_dir, args.platform)
+        cached = cache_round(
+            args.db, families, args.chunk, cache_dir, args.platform, reverse=args.reverse
+        )
         idle = 0 if cached else idle + 1
         if not cached:
             time.sleep(60 if args.follow is not None else 0)

@@ -84,6 +84,34 @@ def test_shape_chains_are_folded() -> None:
     assert graph.outputs[0].shape == (2, 48)
 
 
+def test_data_propagation_runs_only_where_a_node_yields_values() -> None:
+    """Inference skips ONNX's data propagation when nothing could yield values (a
+    Reshape to a shape held in the file), and runs it where a Shape does."""
+    from nnlat.graph.passes.infer_shapes import _propagation
+    from nnlat.limits import Limits
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    target = numpy_helper.from_array(np.array([2, 12], np.int64), "target")
+    held = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "target"], ["y"])], "g", [x], [y], [target]
+    )
+    shaped = helper.make_graph(
+        [
+            helper.make_node("Shape", ["x"], ["s"]),
+            helper.make_node("Reshape", ["x", "s"], ["y"]),
+        ],
+        "g",
+        [x],
+        [y],
+    )
+    assert _propagation(helper.make_model(held), Limits()) == "none"
+    assert _propagation(helper.make_model(shaped), Limits()) == "bounded"
+    for graph in (held, shaped):
+        loaded = load(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+        assert loaded.outputs[0].shape == ((2, 12) if graph is held else (2, 3, 4))
+
+
 def test_constant_of_shape_weights_are_folded(light_resnet50: Path) -> None:
     graph = load(light_resnet50)
     ops = {n.op_type for n in graph.nodes}

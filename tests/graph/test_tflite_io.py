@@ -139,3 +139,31 @@ def test_inspect_reads_a_tflite_file(tmp_path: Path) -> None:
     assert summary.op_counts["Conv"] == 3
     assert summary.inputs[0].dtype == "int8"
     assert np.prod(summary.inputs[0].shape) == 49 * 10
+
+
+@pytest.mark.slow
+def test_fast_table_reader_agrees_with_the_generated_classes() -> None:
+    """Every tensor field the reader takes through FlatTable equals what the ``tflite``
+    package's generated accessors read (int8 ViT: per-channel scales, many tensors)."""
+    import tflite
+
+    from nnlat.graph.flat_table import FlatTable
+
+    data = tflite_model("vit", "int8")
+    model = tflite.Model.GetRootAs(data, 0)
+    sub = model.Subgraphs(0)
+    tables = FlatTable.root(data).tables(2)[0].tables(0)
+    assert len(tables) == sub.TensorsLength() > 50
+    for i, table in enumerate(tables):
+        t = sub.Tensors(i)
+        assert table.string(3) == (t.Name() or b"")
+        assert table.scalar(1, "<b", 0) == t.Type()
+        assert table.scalar(2, "<I", 0) == t.Buffer()
+        shape = t.ShapeAsNumpy().tolist() if t.ShapeLength() else []
+        assert table.array(0, "<i4").tolist() == shape
+        q, fast = t.Quantization(), table.table(4)
+        if q is not None and q.ScaleLength():
+            assert fast is not None
+            assert fast.array(2, "<f4").tolist() == q.ScaleAsNumpy().tolist()
+            assert fast.array(3, "<i8").tolist() == q.ZeroPointAsNumpy().tolist()
+            assert fast.scalar(6, "<i", 0) == q.QuantizedDimension()

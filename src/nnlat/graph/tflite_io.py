@@ -36,6 +36,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from nnlat.errors import ModelLoadError, ModelTooLargeError, UnsupportedOperatorError
+from nnlat.graph.flat_table import FlatTable
 from nnlat.graph.ir import Quantization
 
 TFLITE_DOMAIN = "tflite"
@@ -180,6 +181,16 @@ _LAYOUT_TRANSPARENT = (
 )
 _FUSED_ACTIVATIONS = {1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH"}
 
+# Field slots of the TFLite schema's tables (schema.fbs, in declaration order), read
+# through FlatTable; the generated classes read the same slots, only more slowly.
+_MODEL_OPERATOR_CODES, _MODEL_SUBGRAPHS, _MODEL_BUFFERS = 1, 2, 4
+_SUBGRAPH_TENSORS, _SUBGRAPH_INPUTS, _SUBGRAPH_OUTPUTS, _SUBGRAPH_OPERATORS = 0, 1, 2, 3
+_TENSOR_SHAPE, _TENSOR_TYPE, _TENSOR_BUFFER, _TENSOR_NAME, _TENSOR_QUANT = 0, 1, 2, 3, 4
+_QUANT_SCALE, _QUANT_ZERO_POINT, _QUANT_DIMENSION = 2, 3, 6
+_OP_OPCODE, _OP_INPUTS, _OP_OUTPUTS, _OP_OPTIONS = 0, 1, 2, 4
+_CODE_DEPRECATED_BUILTIN, _CODE_CUSTOM, _CODE_BUILTIN = 0, 1, 3
+_BUFFER_DATA, _BUFFER_OFFSET, _BUFFER_SIZE = 0, 1, 2
+
 SUPPORTED_OPS: frozenset[str] = frozenset(
     _IMAGE_OPS
     | _LAYOUT_TRANSPARENT
@@ -246,11 +257,10 @@ def tflite_to_onnx(
         ModelLoadError: the flatbuffer is truncated or corrupt, or has no operators.
         UnsupportedOperatorError: an operator has no conversion.
     """
-    import tflite  # the flatbuffer schema; an [edge] extra
-
     try:
-        model = tflite.Model.GetRootAs(data, 0)
-        if model.SubgraphsLength() == 0 or model.Subgraphs(0).OperatorsLength() == 0:
+        model = FlatTable.root(data)
+        subgraphs = model.tables(_MODEL_SUBGRAPHS)
+        if not subgraphs or not subgraphs[0].tables(_SUBGRAPH_OPERATORS):
             raise ModelLoadError(f"{label} is a TFLite model without operators")
         converter = _Converter(model, data, label)
         graph = converter.convert()
@@ -264,6 +274,16 @@ def tflite_to_onnx(
         producer_name="nnlat.tflite_io",
     )
     return onnx_model, converter.quant
+
+
+@dataclass
+class _Op:
+    """One operator: builtin name, tensor indices (-1 = omitted), its flatbuffer table."""
+
+    name: str
+    ins: list[int]
+    outs: list[int]
+    table: FlatTable
 
 
 @dataclass
@@ -285,16 +305,16 @@ class _Tensor:
         return self.perm.index(axis) if self.perm else axis
 
 
-def _opt(op: Any, name: str) -> Any:
+def _opt(op: _Op, name: str) -> Any:
     """The operator's builtin options table as the generated class ``name``."""
-    import tflite
+    import tflite  # the flatbuffer schema; an [edge] extra
 
-    table = op.BuiltinOptions()
+    table = op.table.table(_OP_OPTIONS)
     options = getattr(tflite, name)()
     if table is None:  # absent options: every field at its schema default
         options.Init(*_EMPTY_TABLE)
     else:
-        options.Init(table.Bytes, table.Pos)
+        options.Init(table.buf, table.pos)
     return options
 
 
@@ -313,7 +333,7 @@ _EMPTY_TABLE = _empty_table()
 
 @dataclass
 class _Converter:
-    model: Any
+    model: FlatTable
     data: bytes
     label: str
     tensors: list[_Tensor] = field(default_factory=list)
@@ -321,40 +341,45 @@ class _Converter:
     initializers: dict[str, onnx.TensorProto] = field(default_factory=dict)
     extra_info: list[onnx.ValueInfoProto] = field(default_factory=list)
     quant: dict[str, Quantization] = field(default_factory=dict)
+    buffers: list[FlatTable] = field(default_factory=list)
     _opcode_names: dict[int, str] = field(default_factory=dict)
 
     def convert(self) -> onnx.GraphProto:
-        import tflite
-
-        sub = self.model.Subgraphs(0)
-        ops = [sub.Operators(i) for i in range(sub.OperatorsLength())]
-        names = [self._op_name(op) for op in ops]
-        unsupported = sorted({n for n in names if n not in SUPPORTED_OPS})
+        sub = self.model.tables(_MODEL_SUBGRAPHS)[0]
+        ops = [
+            _Op(
+                self._op_name(table.scalar(_OP_OPCODE, "<I", 0)),
+                table.array(_OP_INPUTS, "<i4").tolist(),
+                table.array(_OP_OUTPUTS, "<i4").tolist(),
+                table,
+            )
+            for table in sub.tables(_SUBGRAPH_OPERATORS)
+        ]
+        unsupported = sorted({op.name for op in ops if op.name not in SUPPORTED_OPS})
         if unsupported:
             raise UnsupportedOperatorError(
                 f"{self.label}: TFLite operator(s) {', '.join(unsupported)} not supported; "
                 f"nnlat reads {len(SUPPORTED_OPS)} builtins (see nnlat.graph.tflite_io)"
             )
-        for j in range(self.model.BuffersLength()):  # a cut file loses weights first
-            buffer = self.model.Buffers(j)
-            if buffer.DataLength():
-                buffer.DataAsNumpy()  # raises when the data runs past the end
-            elif buffer.Offset() + buffer.Size() > len(self.data):
+        self.buffers = self.model.tables(_MODEL_BUFFERS)
+        for buffer in self.buffers:  # a cut file loses weights first
+            end = buffer.vector_end(_BUFFER_DATA, 1) or (
+                buffer.scalar(_BUFFER_OFFSET, "<Q", 0) + buffer.scalar(_BUFFER_SIZE, "<Q", 0)
+            )
+            if end > len(self.data):
                 raise ValueError("buffer past the end")
-        produced = {int(t) for op in ops for t in op.OutputsAsNumpy() if t >= 0}
-        inputs = [int(t) for t in sub.InputsAsNumpy()]
-        self._read_tensors(sub, produced | set(inputs), tflite)
-        self._lay_out(ops, names)
-        for k, (op, name) in enumerate(zip(ops, names, strict=True)):
-            ins = [int(t) for t in op.InputsAsNumpy()]
-            outs = [int(t) for t in op.OutputsAsNumpy()]
-            self._convert_op(k, name, op, ins, outs)
+        produced = {t for op in ops for t in op.outs if t >= 0}
+        inputs = sub.array(_SUBGRAPH_INPUTS, "<i4").tolist()
+        self._read_tensors(sub, produced | set(inputs))
+        self._lay_out(ops)
+        for k, op in enumerate(ops):
+            self._convert_op(k, op.name, op, op.ins, op.outs)
         activations = [t for t in self.tensors if not t.const]
         for t in self.tensors:
             if t.quant is not None:
                 scale, zero_point, axis = t.quant
                 self.quant[t.name] = Quantization(scale, zero_point, t.onnx_axis(axis))
-        outputs = [int(t) for t in sub.OutputsAsNumpy()]
+        outputs = sub.array(_SUBGRAPH_OUTPUTS, "<i4").tolist()
         io_names = {self.tensors[i].name for i in (*inputs, *outputs)}
         return helper.make_graph(
             self.nodes,
@@ -366,41 +391,44 @@ class _Converter:
             + self.extra_info,
         )
 
-    def _op_name(self, op: Any) -> str:
-        index = op.OpcodeIndex()
+    def _op_name(self, index: int) -> str:
         if index not in self._opcode_names:  # a model has few opcodes and many operators
             from tflite.utils import BUILTIN_OPCODE2NAME
 
-            code = self.model.OperatorCodes(index)
-            builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
+            code = self.model.tables(_MODEL_OPERATOR_CODES)[index]
+            builtin = max(
+                code.scalar(_CODE_BUILTIN, "<i", 0),
+                code.scalar(_CODE_DEPRECATED_BUILTIN, "<b", 0),
+            )
             if builtin == 32:  # CUSTOM
-                name = f"CUSTOM:{(code.CustomCode() or b'?').decode(errors='replace')}"
+                name = f"CUSTOM:{(code.string(_CODE_CUSTOM) or b'?').decode(errors='replace')}"
             else:
                 name = BUILTIN_OPCODE2NAME.get(builtin, f"BUILTIN_{builtin}")
             self._opcode_names[index] = name
         return self._opcode_names[index]
 
-    def _read_tensors(self, sub: Any, live: set[int], tflite: Any) -> None:
+    def _read_tensors(self, sub: FlatTable, live: set[int]) -> None:
         seen: set[str] = set()
-        for i in range(sub.TensorsLength()):
-            t = sub.Tensors(i)
-            name = (t.Name() or b"").decode(errors="replace") or f"tensor_{i}"
+        for i, t in enumerate(sub.tables(_SUBGRAPH_TENSORS)):
+            name = t.string(_TENSOR_NAME).decode(errors="replace") or f"tensor_{i}"
             if name in seen:
                 name = f"{name}#{i}"
             seen.add(name)
-            elem_type = _DTYPES.get(t.Type(), TensorProto.UNDEFINED)
+            elem_type = _DTYPES.get(t.scalar(_TENSOR_TYPE, "<b", 0), TensorProto.UNDEFINED)
             # numpy's tolist() gives the same Python ints and floats as converting one
             # element at a time, several times faster on per-channel scales.
-            shape = tuple(t.ShapeAsNumpy().tolist()) if t.ShapeLength() else ()
+            shape = tuple(t.array(_TENSOR_SHAPE, "<i4").tolist())
             quant = None
-            q = t.Quantization()
-            if q is not None and q.ScaleLength() > 0:
-                scale = tuple(q.ScaleAsNumpy().tolist())
-                zero = tuple(q.ZeroPointAsNumpy().tolist()) if q.ZeroPointLength() else ()
-                quant = (scale, zero or (0,) * len(scale), int(q.QuantizedDimension()))
-            self.tensors.append(_Tensor(name, elem_type, shape, i not in live, t.Buffer(), quant))
+            q = t.table(_TENSOR_QUANT)
+            scale = q.array(_QUANT_SCALE, "<f4").tolist() if q is not None else []
+            if scale:
+                zero = tuple(q.array(_QUANT_ZERO_POINT, "<i8").tolist())  # type: ignore[union-attr]
+                dimension = q.scalar(_QUANT_DIMENSION, "<i", 0)  # type: ignore[union-attr]
+                quant = (tuple(scale), zero or (0,) * len(scale), dimension)
+            buffer = t.scalar(_TENSOR_BUFFER, "<I", 0)
+            self.tensors.append(_Tensor(name, elem_type, shape, i not in live, buffer, quant))
 
-    def _lay_out(self, ops: list[Any], names: list[str]) -> None:
+    def _lay_out(self, ops: list[_Op]) -> None:
         """Mark the rank-4 activations to describe NCHW (see the module docstring)."""
         parent = list(range(len(self.tensors)))
 
@@ -411,9 +439,10 @@ class _Converter:
             return i
 
         image: set[int] = set()
-        for op, name in zip(ops, names, strict=True):
-            ins = [int(t) for t in op.InputsAsNumpy() if t >= 0]
-            outs = [int(t) for t in op.OutputsAsNumpy() if t >= 0]
+        for op in ops:
+            name = op.name
+            ins = [t for t in op.ins if t >= 0]
+            outs = [t for t in op.outs if t >= 0]
             if name in _IMAGE_OPS:
                 image.add(ins[-1] if name == "TRANSPOSE_CONV" else ins[0])
                 image.add(outs[0])
@@ -448,11 +477,11 @@ class _Converter:
     def _values(self, index: int) -> np.ndarray:
         """The values of a small constant tensor (axes, paddings, permutations)."""
         t = self.tensors[index]
-        buffer = self.model.Buffers(t.buffer)
-        if buffer.DataLength() > 0:
-            raw = buffer.DataAsNumpy().tobytes()
-        else:  # models over 2 GB keep buffers after the flatbuffer
-            raw = self.data[buffer.Offset() : buffer.Offset() + buffer.Size()]
+        buffer = self.buffers[t.buffer]
+        raw = buffer.array(_BUFFER_DATA, "u1").tobytes()
+        if not raw:  # models over 2 GB keep buffers after the flatbuffer
+            offset = buffer.scalar(_BUFFER_OFFSET, "<Q", 0)
+            raw = self.data[offset : offset + buffer.scalar(_BUFFER_SIZE, "<Q", 0)]
         dtype = helper.tensor_dtype_to_np_dtype(t.elem_type)
         return np.frombuffer(raw, dtype=dtype).reshape(t.shape)
 

@@ -121,7 +121,10 @@ def _run_inference(model: onnx.ModelProto, limits: Limits) -> None:
         plain = shape_inference.infer_shapes(
             model, check_type=False, strict_mode=False, data_prop=False
         )
-        if _bounded(plain, limits):
+        propagation = _propagation(plain, limits)
+        if propagation == "none":
+            inferred = plain  # no node yields values: data propagation would add nothing
+        elif propagation == "bounded":
             inferred = shape_inference.infer_shapes(
                 model, check_type=False, strict_mode=False, data_prop=True
             )
@@ -169,22 +172,26 @@ def _infer_capped(model: onnx.ModelProto, limits: Limits) -> onnx.ModelProto:
     return inferred
 
 
-def _bounded(model: onnx.ModelProto, limits: Limits) -> bool:
-    """Check the shapes inferred without data propagation against ``limits``.
+def _propagation(model: onnx.ModelProto, limits: Limits) -> str:
+    """Check the shapes inferred without data propagation against ``limits``, and say
+    what data propagation would do.
 
     Returns:
-        True when data propagation is bounded too: no node that propagates values
-        reads a 0-D/1-D tensor of unknown size (or rank).
+        ``"none"`` when no node yields values (no ``Shape``/``Size``, no input-less
+        ``Constant``-like node, no propagating node reading a value held in the file):
+        propagation would find nothing, so the inference without it is the answer;
+        ``"bounded"`` when it would, boundedly; ``"unbounded"`` when a node that
+        propagates values reads a 0-D/1-D tensor of unknown size (or rank).
 
     Raises:
         LimitExceededError: a tensor has more than ``limits.max_tensor_elements``, or
             a node that propagates values reads a 0-D/1-D tensor of more than
             ``limits.max_value_elements`` (ONNX would hold each as a message).
     """
-    bounded = True
+    bounded, yields = True, False
 
     def walk(graph: onnx.GraphProto, outer: dict[str, int | None], outer_valued: set[str]) -> None:
-        nonlocal bounded
+        nonlocal bounded, yields
         sizes = dict(outer)  # tensor → elements if it is 0-D/1-D (None: unknown), else -1
         valued = set(outer_valued)  # tensors whose values propagation may know
         for value in (*graph.input, *graph.value_info, *graph.output):
@@ -215,13 +222,31 @@ def _bounded(model: onnx.ModelProto, limits: Limits) -> bool:
                         )
             if _may_hold_values(node, valued):
                 valued.update(node.output)
+                yields = yields or _yields_values(node, valued)
             for attr in node.attribute:
                 subs = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else list(attr.graphs)
                 for sub in subs:
                     walk(sub, sizes, valued)
 
     walk(model.graph, {}, set())
-    return bounded
+    if not bounded:
+        return "unbounded"
+    return "bounded" if yields else "none"
+
+
+def _yields_values(node: onnx.NodeProto, valued: set[str]) -> bool:
+    """Whether data propagation may give ``node``'s outputs values (given that
+    :func:`_may_hold_values` holds): ``Shape``/``Size``, an input-less node, a control-flow
+    node, or a propagating node reading a value. A node of any other operator whose every
+    input is held in the file (a ``Reshape`` of a constant shape) yields nothing: without
+    data propagation ONNX reads the held inputs as well."""
+    if node.op_type in _READ_SHAPE_ONLY or not any(node.input):
+        return True
+    if any(
+        a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute
+    ):
+        return True
+    return propagates_data(node.op_type) and any(name in valued for name in node.input if name)
 
 
 def _may_hold_values(node: onnx.NodeProto, valued: set[str]) -> bool:
