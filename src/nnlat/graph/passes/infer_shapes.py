@@ -198,11 +198,12 @@ def _propagation(model: onnx.ModelProto, limits: Limits) -> str:
             sizes[value.name] = _size(value.name, value.type, limits)
         for tensor in graph.initializer:
             elements = math.prod(tensor.dims)
-            limits.check(
-                "max_tensor_elements",
-                elements,
-                f"weight {tensor.name!r} of shape {list(tensor.dims)} has {elements:,} elements",
-            )
+            if elements > limits.max_tensor_elements:  # the message only when it is needed
+                raise limits.error(
+                    "max_tensor_elements",
+                    f"weight {tensor.name!r} of shape {list(tensor.dims)} has {elements:,} "
+                    "elements",
+                )
             # Only values held in the file propagate (weights have none by now).
             held = has_data(tensor)
             sizes[tensor.name] = elements if len(tensor.dims) <= 1 and held else -1
@@ -284,11 +285,11 @@ def _size(name: str, type_proto: onnx.TypeProto, limits: Limits) -> int | None:
     dims = tensor_type.shape.dim
     if all(d.HasField("dim_value") for d in dims):
         elements = math.prod(d.dim_value for d in dims)
-        limits.check(
-            "max_tensor_elements",
-            elements,
-            f"tensor {name!r} of shape {[d.dim_value for d in dims]} has {elements:,} elements",
-        )
+        if elements > limits.max_tensor_elements:  # the message only when it is needed
+            raise limits.error(
+                "max_tensor_elements",
+                f"tensor {name!r} of shape {[d.dim_value for d in dims]} has {elements:,} elements",
+            )
     else:
         elements = None
     return elements if len(dims) <= 1 else -1
