@@ -6,6 +6,7 @@ models with TensorFlow's converter (seconds each, so they are marked slow).
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +55,15 @@ def test_not_tflite_and_truncated(tmp_path: Path) -> None:
     for cut in (12, len(data) // 2, len(data) - 9):
         with pytest.raises(ModelLoadError, match="truncated"):
             load(data[:cut])
+
+
+def test_without_the_schema_package_the_error_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = handmade_tflite()
+    monkeypatch.setitem(sys.modules, "tflite", None)  # import tflite now fails
+    with pytest.raises(ModelLoadError, match=r"nnlat\[edge\]"):
+        load(data)
 
 
 def test_input_shapes_are_fixed_in_the_file() -> None:

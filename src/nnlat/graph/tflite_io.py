@@ -257,6 +257,13 @@ def tflite_to_onnx(
         ModelLoadError: the flatbuffer is truncated or corrupt, or has no operators.
         UnsupportedOperatorError: an operator has no conversion.
     """
+    try:  # operator names and builtin options are read with the schema's classes
+        import tflite  # noqa: F401  (an [edge] extra)
+    except ImportError:
+        raise ModelLoadError(
+            f"{label} is a TFLite model; reading it needs the tflite package: "
+            "pip install 'nnlat[edge]'"
+        ) from None
     try:
         model = FlatTable.root(data)
         subgraphs = model.tables(_MODEL_SUBGRAPHS)
