@@ -13,6 +13,9 @@ Usage (two steps; the first needs no predictor):
     python scripts/perfsage_real_archs.py report --out /work/campaign/perfsage/real \\
         --predictor /work/campaign/perfsage/generalised-500 \\
         --report reports/perfsage/real_architectures.md
+
+``--predictor`` takes several saved predictors (one training at several seeds): each
+prediction is then their geometric mean.
 """
 
 from __future__ import annotations
@@ -108,23 +111,33 @@ def measure_all(out: Path) -> None:
         print(json.dumps(row), flush=True)
 
 
-def report(out: Path, predictor_dir: Path, target: Path) -> None:
-    """Predict every measured architecture's NPU latency and SRAM; write the report."""
+def report(out: Path, predictor_dirs: list[Path], target: Path) -> None:
+    """Predict every measured architecture's NPU latency and SRAM; write the report.
+
+    With several predictors (the same training at several seeds) each prediction is the
+    geometric mean of theirs, as the studies' seed ensembles do.
+    """
     from nnlat.features import raw_features
     from nnlat.graph import load
     from nnlat.predictor.predictor import Predictor
 
-    predictor = Predictor.load(predictor_dir)
     rows = [json.loads(line) for line in (out / RESULTS).read_text().splitlines() if line]
     rows = [r for r in rows if r["status"] == "ok"]
     raws = [raw_features(load((out / r["file"]).read_bytes())) for r in rows]
-    heads = predictor.predict_heads(raws)
-    latency, sram = heads[(NPU, "latency")], heads[(NPU, "memory")]
+    logs = {"latency": [], "memory": []}
+    for directory in predictor_dirs:
+        heads = Predictor.load(directory).predict_heads(raws)
+        for name, values in logs.items():
+            values.append(np.log(heads[(NPU, name)]))
+    latency, sram = (np.exp(np.mean(logs[name], axis=0)) for name in ("latency", "memory"))
+    which = ", ".join(f"`{d}`" for d in predictor_dirs)
+    if len(predictor_dirs) > 1:
+        which = f"the geometric mean of {len(predictor_dirs)} predictors' ({which})"
     lines = [
         "# PerfSAGE (generalised) on real architectures, Vela NPU",
         "",
         "Made by `scripts/perfsage_real_archs.py` (its docstring has the commands); predictor:"
-        f" `{predictor_dir}`, a generalised PerfSAGE saved by `nnlat eval perfsage"
+        f" {which}, a generalised PerfSAGE saved by `nnlat eval perfsage"
         " --save-generalised` (which run: the commands in `reports/perfsage/NOTES.md`).",
         f"Platform `{NPU}`. Keras application definitions, random weights, 10 classes, fully"
         " int8 by TensorFlow's converter with random calibration data; none of these graphs is"
@@ -159,7 +172,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("step", choices=("measure", "report"))
     parser.add_argument("--out", type=Path, required=True, help="Folder of files and results.")
-    parser.add_argument("--predictor", type=Path, help="Saved generalised predictor (report).")
+    parser.add_argument(
+        "--predictor",
+        type=Path,
+        nargs="+",
+        help="Saved generalised predictor(s) (report); several: their geometric mean.",
+    )
     parser.add_argument("--report", type=Path, help="Markdown file to write (report).")
     args = parser.parse_args()
     if args.step == "measure":
