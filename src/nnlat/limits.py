@@ -10,6 +10,7 @@ with a :class:`~nnlat.errors.LimitExceededError` that names the limit, its value
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 from nnlat.errors import LimitExceededError
@@ -66,19 +67,21 @@ class Limits:
             if getattr(self, f.name) <= 0:
                 raise ValueError(f"{f.name} must be positive, got {getattr(self, f.name)}")
 
-    def check(self, name: str, value: int | float, what: str) -> None:
+    def check(self, name: str, value: int | float, what: str | Callable[[], str]) -> None:
         """Refuse ``value`` if it is over the limit ``name``.
 
         Args:
             name: a field of this class.
             value: the model's figure.
-            what: what the figure is, as the start of the message.
+            what: what the figure is, as the start of the message; a callable is called
+                only when the limit is exceeded (for checks run on every tensor, where
+                formatting each message would cost more than the check).
 
         Raises:
             LimitExceededError: ``value`` is over the limit.
         """
         if value > getattr(self, name):
-            raise self.error(name, what)
+            raise self.error(name, what() if callable(what) else what)
 
     def error(self, name: str, what: str) -> LimitExceededError:
         """The error saying ``what`` is over the limit ``name``."""

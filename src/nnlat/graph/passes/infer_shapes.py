@@ -198,12 +198,13 @@ def _propagation(model: onnx.ModelProto, limits: Limits) -> str:
             sizes[value.name] = _size(value.name, value.type, limits)
         for tensor in graph.initializer:
             elements = math.prod(tensor.dims)
-            if elements > limits.max_tensor_elements:  # the message only when it is needed
-                raise limits.error(
-                    "max_tensor_elements",
-                    f"weight {tensor.name!r} of shape {list(tensor.dims)} has {elements:,} "
-                    "elements",
-                )
+            limits.check(
+                "max_tensor_elements",
+                elements,
+                lambda t=tensor, n=elements: (
+                    f"weight {t.name!r} of shape {list(t.dims)} has {n:,} elements"
+                ),
+            )
             # Only values held in the file propagate (weights have none by now).
             held = has_data(tensor)
             sizes[tensor.name] = elements if len(tensor.dims) <= 1 and held else -1
@@ -241,11 +242,7 @@ def _yields_values(node: onnx.NodeProto, valued: set[str]) -> bool:
     node, or a propagating node reading a value. A node of any other operator whose every
     input is held in the file (a ``Reshape`` of a constant shape) yields nothing: without
     data propagation ONNX reads the held inputs as well."""
-    if node.op_type in _READ_SHAPE_ONLY or not any(node.input):
-        return True
-    if any(
-        a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute
-    ):
+    if node.op_type in _READ_SHAPE_ONLY or not any(node.input) or _holds_graphs(node):
         return True
     return propagates_data(node.op_type) and any(name in valued for name in node.input if name)
 
@@ -266,13 +263,18 @@ def _may_hold_values(node: onnx.NodeProto, valued: set[str]) -> bool:
     inputs = [name for name in node.input if name]
     if not inputs or node.op_type in _READ_SHAPE_ONLY:
         return True
-    if any(
-        a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute
-    ):
+    if _holds_graphs(node):
         return True  # If / Loop / Scan: what their bodies yield is not followed here
     if propagates_data(node.op_type):
         return any(name in valued for name in inputs)
     return all(name in valued for name in inputs)
+
+
+def _holds_graphs(node: onnx.NodeProto) -> bool:
+    """Whether ``node`` carries sub-graphs (If, Loop, Scan)."""
+    return any(
+        a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute
+    )
 
 
 def _size(name: str, type_proto: onnx.TypeProto, limits: Limits) -> int | None:
@@ -285,11 +287,13 @@ def _size(name: str, type_proto: onnx.TypeProto, limits: Limits) -> int | None:
     dims = tensor_type.shape.dim
     if all(d.HasField("dim_value") for d in dims):
         elements = math.prod(d.dim_value for d in dims)
-        if elements > limits.max_tensor_elements:  # the message only when it is needed
-            raise limits.error(
-                "max_tensor_elements",
-                f"tensor {name!r} of shape {[d.dim_value for d in dims]} has {elements:,} elements",
-            )
+        limits.check(
+            "max_tensor_elements",
+            elements,
+            lambda: (
+                f"tensor {name!r} of shape {[d.dim_value for d in dims]} has {elements:,} elements"
+            ),
+        )
     else:
         elements = None
     return elements if len(dims) <= 1 else -1
