@@ -18,6 +18,7 @@ are ``uint32`` relative to where they are stored; a vector starts with its lengt
 
 from __future__ import annotations
 
+import functools
 import struct
 from typing import Any
 
@@ -26,6 +27,14 @@ import numpy as np
 _I32 = struct.Struct("<i").unpack_from
 _U32 = struct.Struct("<I").unpack_from
 _U16 = struct.Struct("<H").unpack_from
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(fmt: str) -> struct.Struct:
+    """A compiled ``struct`` format. ``struct``'s own cache holds 100 formats and is
+    emptied whole when full, so code that unpacks many formats (torch, numpy) can make
+    every ``struct.unpack_from(fmt, ...)`` compile its format again."""
+    return struct.Struct(fmt)
 
 
 class FlatTable:
@@ -62,15 +71,22 @@ class FlatTable:
         offset = _U16(self.buf, self._vtable + entry)[0]
         return self.pos + offset if offset else 0
 
+    def fields(self, count: int) -> tuple[int, ...]:
+        """The positions of the first ``count`` fields (0 for an absent one), read with
+        one unpack: for tables read field after field, such as a model's tensors; read
+        them with the ``*_at`` functions of this module."""
+        present = min(count, (self._vtable_size - 4) // 2)
+        offsets = _compiled(f"<{present}H").unpack_from(self.buf, self._vtable + 4)
+        pos = self.pos
+        return tuple(pos + o if o else 0 for o in offsets) + (0,) * (count - present)
+
     def scalar(self, slot: int, fmt: str, default: Any) -> Any:
         """A scalar field (``struct`` format such as ``"<I"``), or ``default``."""
-        at = self._field(slot)
-        return struct.unpack_from(fmt, self.buf, at)[0] if at else default
+        return scalar_at(self.buf, self._field(slot), fmt, default)
 
     def table(self, slot: int) -> FlatTable | None:
         """A sub-table field, or None."""
-        at = self._field(slot)
-        return FlatTable(self.buf, at + _U32(self.buf, at)[0]) if at else None
+        return table_at(self.buf, self._field(slot))
 
     def _vector(self, slot: int) -> tuple[int, int]:
         """(position of the first element, length) of a vector field; (0, 0) if absent."""
@@ -85,6 +101,12 @@ class FlatTable:
         start, length = self._vector(slot)
         return np.frombuffer(self.buf, dtype=dtype, count=length, offset=start)
 
+    def values(self, slot: int, code: str) -> tuple[Any, ...]:
+        """A vector of scalars as Python numbers (``struct`` code such as ``"i"``, read
+        little-endian); empty when absent. One ``struct`` unpack: for the short vectors
+        of a model (shapes, operator inputs) faster than :meth:`array` and ``tolist``."""
+        return values_at(self.buf, self._field(slot), code)
+
     def tables(self, slot: int) -> list[FlatTable]:
         """A vector of tables; empty when absent."""
         start, length = self._vector(slot)
@@ -93,12 +115,39 @@ class FlatTable:
 
     def string(self, slot: int) -> bytes:
         """A string field's bytes; empty when absent."""
-        start, length = self._vector(slot)
-        if start + length > len(self.buf):
-            raise ValueError("string past the end of the buffer")
-        return self.buf[start : start + length]
+        return string_at(self.buf, self._field(slot))
 
     def vector_end(self, slot: int, itemsize: int) -> int:
         """The position just after a vector field's last byte (0 when absent)."""
         start, length = self._vector(slot)
         return start + itemsize * length if start else 0
+
+
+def scalar_at(buf: bytes, at: int, fmt: str, default: Any) -> Any:
+    """The scalar stored at ``at`` (``struct`` format such as ``"<I"``; 0: ``default``)."""
+    return _compiled(fmt).unpack_from(buf, at)[0] if at else default
+
+
+def values_at(buf: bytes, at: int, code: str) -> tuple[Any, ...]:
+    """The vector of scalars whose offset is stored at ``at`` (0: absent, empty)."""
+    if not at:
+        return ()
+    start = at + _U32(buf, at)[0]
+    length = _U32(buf, start)[0]
+    return _compiled(f"<{length}{code}").unpack_from(buf, start + 4) if length else ()
+
+
+def string_at(buf: bytes, at: int) -> bytes:
+    """The string whose offset is stored at ``at`` (0: absent, empty)."""
+    if not at:
+        return b""
+    start = at + _U32(buf, at)[0]
+    end = start + 4 + _U32(buf, start)[0]
+    if end > len(buf):
+        raise ValueError("string past the end of the buffer")
+    return buf[start + 4 : end]
+
+
+def table_at(buf: bytes, at: int) -> FlatTable | None:
+    """The sub-table whose offset is stored at ``at`` (0: absent, None)."""
+    return FlatTable(buf, at + _U32(buf, at)[0]) if at else None

@@ -11,7 +11,7 @@ an unknown rank, so code that needs static shapes can tell "unknown" from "scala
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Union
@@ -152,8 +152,9 @@ class Graph:
         weights: constant tensors (initializers) by name: shape and dtype, no values.
         tensors: every tensor whose type is known, by name (inputs, weights, intermediates).
         opsets: domain → opset version.
-        onnx_bytes: the normalised weight-free ONNX model (the storage form); empty for
-            sub-graphs.
+        storage: the normalised weight-free ONNX model (the storage form), or a function
+            that makes it on first use (a TFLite file read straight into the IR); empty for
+            sub-graphs. Read it as :attr:`onnx_bytes`.
         source_format: the format of the file the graph was loaded from (``"onnx"``,
             ``"tflite"``).
         source_bytes: the original file, weights included, for runtimes that must run
@@ -175,9 +176,14 @@ class Graph:
     weights: Mapping[str, TensorSpec]
     tensors: Mapping[str, TensorSpec]
     opsets: Mapping[str, int] = field(default_factory=dict)
-    onnx_bytes: bytes = b""
+    storage: bytes | Callable[[], bytes] = b""
     source_format: str = "onnx"
     source_bytes: bytes = b""
+
+    @cached_property
+    def onnx_bytes(self) -> bytes:
+        """The normalised weight-free ONNX model (the storage form); empty for sub-graphs."""
+        return self.storage if isinstance(self.storage, bytes) else self.storage()
 
     @cached_property
     def producer(self) -> dict[str, int]:

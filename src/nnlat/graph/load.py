@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,7 +15,14 @@ from nnlat.graph.ir import Graph, Quantization, TensorSpec
 from nnlat.graph.normalize import NormalizeOptions, normalize
 from nnlat.graph.onnx_io import DEFAULT_MAX_MODEL_BYTES, model_to_ir, read_model
 from nnlat.graph.passes.infer_shapes import infer_shapes
-from nnlat.graph.tflite_io import is_tflite, read_tflite, tflite_to_onnx
+from nnlat.graph.tflite_io import (
+    Converted,
+    converted_to_onnx,
+    is_tflite,
+    read_converted,
+    read_tflite,
+)
+from nnlat.graph.tflite_ir import converted_to_ir
 from nnlat.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
@@ -103,12 +111,28 @@ def _tflite_source(source: Any, max_bytes: int) -> tuple[bytes, str] | None:
 
 
 def _load_tflite(data: bytes, label: str, options: NormalizeOptions) -> Graph:
-    """Convert, normalise and attach quantisation and the original bytes."""
-    model, quant = tflite_to_onnx(data, label)
-    fixed = {
-        v.name: tuple(d.dim_value for d in v.type.tensor_type.shape.dim) for v in model.graph.input
-    }
-    _check_fixed_shapes(fixed, options, label)
+    """Read the file straight into the IR where normalisation would change nothing but
+    node order and attribute defaults (:mod:`nnlat.graph.tflite_ir`), else convert to
+    ONNX and normalise; either way with quantisation and the original bytes attached."""
+    converted = read_converted(data, label)
+    _check_fixed_shapes({t.name: t.shape for t in converted.inputs}, options, label)
+    storage = functools.partial(_storage_form, data, label, options)
+    graph = converted_to_ir(converted, options.limits, storage)
+    if graph is None:
+        return _normalized_tflite(converted, data, label, options)
+    return dataclasses.replace(graph, source_format="tflite", source_bytes=data)
+
+
+def _storage_form(data: bytes, label: str, options: NormalizeOptions) -> bytes:
+    """The normalised weight-free ONNX of a TFLite model (made on first use)."""
+    return _normalized_tflite(read_converted(data, label), data, label, options).onnx_bytes
+
+
+def _normalized_tflite(
+    converted: Converted, data: bytes, label: str, options: NormalizeOptions
+) -> Graph:
+    """The ONNX route: to ONNX, normalise, attach quantisation and the original bytes."""
+    model, quant = converted_to_onnx(converted), converted.quant
     declared = {v.name: v for v in model.graph.value_info}
     try:
         model = normalize(model, options, copy=False)

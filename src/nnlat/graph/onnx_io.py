@@ -279,7 +279,8 @@ def _initializer_spec(tensor: onnx.TensorProto) -> TensorSpec:
     return TensorSpec(tensor.name, dtype, tuple(int(d) for d in tensor.dims), itemsize)
 
 
-def _attribute_value(attr: onnx.AttributeProto, outer: dict[str, TensorSpec]) -> AttrValue:
+def attribute_value(attr: onnx.AttributeProto, outer: dict[str, TensorSpec]) -> AttrValue:
+    """An attribute's value as the IR holds it (``outer``: tensor types a sub-graph sees)."""
     kind = attr.type
     if kind == onnx.AttributeProto.GRAPH:
         return graph_to_ir(attr.g, outer)
@@ -354,9 +355,7 @@ def graph_to_ir(
             name=node.name,
             op_type=node.op_type,
             domain="" if node.domain == "ai.onnx" else node.domain,
-            attributes=tuple(
-                sorted((a.name, _attribute_value(a, tensors)) for a in node.attribute)
-            ),
+            attributes=tuple(sorted((a.name, attribute_value(a, tensors)) for a in node.attribute)),
             inputs=tuple(node.input),
             outputs=tuple(node.output),
             implicit_inputs=_implicit_inputs(node),
@@ -370,7 +369,7 @@ def graph_to_ir(
         weights=weights,
         tensors=tensors,
         opsets=dict(opsets or {}),
-        onnx_bytes=onnx_bytes,
+        storage=onnx_bytes,
     )
 
 

@@ -1,8 +1,11 @@
-"""The one module that reads the TFLite flatbuffer: validate, then convert to ONNX.
+"""The one module that reads the TFLite flatbuffer: validate, then convert to ONNX terms.
 
-A ``.tflite`` model becomes an ONNX ModelProto with the same operators, then goes through
-the ordinary normalisation pipeline, so a TFLite model and an ONNX model end up as the
-same kind of :class:`~nnlat.graph.ir.Graph` (same op types, costs, hash, features).
+A ``.tflite`` model becomes ONNX operators (:func:`read_converted`, plain records), then
+either an ONNX ModelProto that goes through the ordinary normalisation pipeline
+(:func:`tflite_to_onnx`) or, where that pipeline would change nothing but shapes, the IR
+straight away (:mod:`nnlat.graph.tflite_ir`). Either way a TFLite model and an ONNX model
+end up as the same kind of :class:`~nnlat.graph.ir.Graph` (same op types, costs, hash,
+features).
 
 Conversion is structural, like the rest of the IR (weights are never read):
 
@@ -36,7 +39,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from nnlat.errors import ModelLoadError, ModelTooLargeError, UnsupportedOperatorError
-from nnlat.graph.flat_table import FlatTable
+from nnlat.graph.flat_table import FlatTable, scalar_at, string_at, table_at, values_at
 from nnlat.graph.ir import Quantization
 
 TFLITE_DOMAIN = "tflite"
@@ -240,22 +243,98 @@ def _check_size(size: int, max_bytes: int, label: str) -> None:
         )
 
 
-def tflite_to_onnx(
-    data: bytes, label: str = "the model"
-) -> tuple[onnx.ModelProto, dict[str, Quantization]]:
-    """Convert a TFLite flatbuffer to a weight-free ONNX model with the same operators.
+@dataclass(frozen=True)
+class ConvertedNode:
+    """One ONNX operator of a converted model; ``attributes`` as plain Python values."""
 
-    Args:
-        data: the ``.tflite`` file's bytes.
-        label: how to name the model in error messages.
+    name: str
+    op_type: str
+    domain: str
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    attributes: dict[str, Any]
 
-    Returns:
-        The (not yet normalised) ONNX model, and the quantisation of each quantised
-        tensor by ONNX tensor name, with axes in the ONNX layout.
+
+@dataclass(frozen=True)
+class ConvertedTensor:
+    """A tensor's ONNX element type and shape (``values`` only for small constants the
+    conversion computed: axes, shapes, paddings, scales)."""
+
+    name: str
+    elem_type: int
+    shape: tuple[int, ...]
+    values: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Converted:
+    """A TFLite model in ONNX terms, before it is written as protobuf or as the IR.
+
+    Attributes:
+        nodes: the operators, in the file's order.
+        inputs, outputs: the graph's inputs and outputs.
+        constants: the initializers by name (weights without values).
+        value_info: every other tensor a node produces, TFLite's own shapes.
+        quant: the quantisation of each quantised tensor by name, axes in ONNX layout.
+    """
+
+    nodes: list[ConvertedNode]
+    inputs: list[ConvertedTensor]
+    outputs: list[ConvertedTensor]
+    constants: dict[str, ConvertedTensor]
+    value_info: list[ConvertedTensor]
+    quant: dict[str, Quantization]
+
+
+def converted_to_onnx(converted: Converted) -> onnx.ModelProto:
+    """The converted model as a (not yet normalised) weight-free ONNX model.
+
+    Example:
+        >>> from nnlat.testing.tflite_models import handmade_tflite
+        >>> model = converted_to_onnx(read_converted(handmade_tflite("MUL", (1, 4))))
+        >>> [n.op_type for n in model.graph.node], [d.domain for d in model.opset_import]
+        (['Mul'], ['', 'tflite'])
+    """
+
+    def info(t: ConvertedTensor) -> onnx.ValueInfoProto:
+        return helper.make_tensor_value_info(t.name, t.elem_type, list(t.shape))
+
+    def initializer(t: ConvertedTensor) -> onnx.TensorProto:
+        if t.values is not None:
+            return numpy_helper.from_array(t.values, t.name)
+        return TensorProto(name=t.name, data_type=t.elem_type, dims=list(t.shape))
+
+    graph = helper.make_graph(
+        [
+            helper.make_node(
+                n.op_type, n.inputs, n.outputs, name=n.name, domain=n.domain, **n.attributes
+            )
+            for n in converted.nodes
+        ],
+        "tflite",
+        [info(t) for t in converted.inputs],
+        [info(t) for t in converted.outputs],
+        initializer=[initializer(t) for t in converted.constants.values()],
+        value_info=[info(t) for t in converted.value_info],
+    )
+    return helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", ONNX_OPSET), helper.make_opsetid(TFLITE_DOMAIN, 1)],
+        producer_name="nnlat.tflite_io",
+    )
+
+
+def read_converted(data: bytes, label: str = "the model") -> Converted:
+    """Read a TFLite flatbuffer as ONNX operators and tensors (plain records).
 
     Raises:
         ModelLoadError: the flatbuffer is truncated or corrupt, or has no operators.
         UnsupportedOperatorError: an operator has no conversion.
+
+    Example:
+        >>> from nnlat.testing.tflite_models import handmade_tflite
+        >>> [n.op_type for n in read_converted(handmade_tflite("MUL", (1, 4))).nodes]
+        ['Mul']
     """
     try:  # operator names and builtin options are read with the schema's classes
         import tflite  # noqa: F401  (an [edge] extra)
@@ -269,18 +348,11 @@ def tflite_to_onnx(
         subgraphs = model.tables(_MODEL_SUBGRAPHS)
         if not subgraphs or not subgraphs[0].tables(_SUBGRAPH_OPERATORS):
             raise ModelLoadError(f"{label} is a TFLite model without operators")
-        converter = _Converter(model, data, label)
-        graph = converter.convert()
+        return _Converter(model, data, label).convert()
     except (ModelLoadError, UnsupportedOperatorError):
         raise
     except Exception:  # flatbuffers reads past the end as struct/index/value errors
         raise ModelLoadError(f"{label} is not a TFLite model or is truncated/corrupt") from None
-    onnx_model = helper.make_model(
-        graph,
-        opset_imports=[helper.make_opsetid("", ONNX_OPSET), helper.make_opsetid(TFLITE_DOMAIN, 1)],
-        producer_name="nnlat.tflite_io",
-    )
-    return onnx_model, converter.quant
 
 
 @dataclass
@@ -344,20 +416,20 @@ class _Converter:
     data: bytes
     label: str
     tensors: list[_Tensor] = field(default_factory=list)
-    nodes: list[onnx.NodeProto] = field(default_factory=list)
-    initializers: dict[str, onnx.TensorProto] = field(default_factory=dict)
-    extra_info: list[onnx.ValueInfoProto] = field(default_factory=list)
+    nodes: list[ConvertedNode] = field(default_factory=list)
+    initializers: dict[str, ConvertedTensor] = field(default_factory=dict)
+    extra_info: list[ConvertedTensor] = field(default_factory=list)
     quant: dict[str, Quantization] = field(default_factory=dict)
     buffers: list[FlatTable] = field(default_factory=list)
     _opcode_names: dict[int, str] = field(default_factory=dict)
 
-    def convert(self) -> onnx.GraphProto:
+    def convert(self) -> Converted:
         sub = self.model.tables(_MODEL_SUBGRAPHS)[0]
         ops = [
             _Op(
                 self._op_name(table.scalar(_OP_OPCODE, "<I", 0)),
-                table.array(_OP_INPUTS, "<i4").tolist(),
-                table.array(_OP_OUTPUTS, "<i4").tolist(),
+                list(table.values(_OP_INPUTS, "i")),
+                list(table.values(_OP_OUTPUTS, "i")),
                 table,
             )
             for table in sub.tables(_SUBGRAPH_OPERATORS)
@@ -388,14 +460,13 @@ class _Converter:
                 self.quant[t.name] = Quantization(scale, zero_point, t.onnx_axis(axis))
         outputs = sub.array(_SUBGRAPH_OUTPUTS, "<i4").tolist()
         io_names = {self.tensors[i].name for i in (*inputs, *outputs)}
-        return helper.make_graph(
+        return Converted(
             self.nodes,
-            "tflite",
             [self._value_info(self.tensors[i]) for i in inputs],
             [self._value_info(self.tensors[i]) for i in outputs],
-            initializer=list(self.initializers.values()),
-            value_info=[self._value_info(t) for t in activations if t.name not in io_names]
-            + self.extra_info,
+            self.initializers,
+            [self._value_info(t) for t in activations if t.name not in io_names] + self.extra_info,
+            self.quant,
         )
 
     def _op_name(self, index: int) -> str:
@@ -415,25 +486,31 @@ class _Converter:
         return self._opcode_names[index]
 
     def _read_tensors(self, sub: FlatTable, live: set[int]) -> None:
-        seen: set[str] = set()
+        buf, seen = self.data, set()
         for i, t in enumerate(sub.tables(_SUBGRAPH_TENSORS)):
-            name = t.string(_TENSOR_NAME).decode(errors="replace") or f"tensor_{i}"
+            at = t.fields(_TENSOR_QUANT + 1)  # every field's position, read once
+            name = string_at(buf, at[_TENSOR_NAME]).decode(errors="replace") or f"tensor_{i}"
             if name in seen:
                 name = f"{name}#{i}"
             seen.add(name)
-            elem_type = _DTYPES.get(t.scalar(_TENSOR_TYPE, "<b", 0), TensorProto.UNDEFINED)
-            # numpy's tolist() gives the same Python ints and floats as converting one
-            # element at a time, several times faster on per-channel scales.
-            shape = tuple(t.array(_TENSOR_SHAPE, "<i4").tolist())
             quant = None
-            q = t.table(_TENSOR_QUANT)
-            scale = q.array(_QUANT_SCALE, "<f4").tolist() if q is not None else []
-            if scale:
-                zero = tuple(q.array(_QUANT_ZERO_POINT, "<i8").tolist())  # type: ignore[union-attr]
-                dimension = q.scalar(_QUANT_DIMENSION, "<i", 0)  # type: ignore[union-attr]
-                quant = (tuple(scale), zero or (0,) * len(scale), dimension)
-            buffer = t.scalar(_TENSOR_BUFFER, "<I", 0)
-            self.tensors.append(_Tensor(name, elem_type, shape, i not in live, buffer, quant))
+            q = table_at(buf, at[_TENSOR_QUANT])
+            if q is not None:
+                at_q = q.fields(_QUANT_DIMENSION + 1)
+                scale = values_at(buf, at_q[_QUANT_SCALE], "f")
+                if scale:
+                    zero = values_at(buf, at_q[_QUANT_ZERO_POINT], "q") or (0,) * len(scale)
+                    quant = (scale, zero, scalar_at(buf, at_q[_QUANT_DIMENSION], "<i", 0))
+            self.tensors.append(
+                _Tensor(
+                    name,
+                    _DTYPES.get(scalar_at(buf, at[_TENSOR_TYPE], "<b", 0), TensorProto.UNDEFINED),
+                    values_at(buf, at[_TENSOR_SHAPE], "i"),
+                    i not in live,
+                    scalar_at(buf, at[_TENSOR_BUFFER], "<I", 0),
+                    quant,
+                )
+            )
 
     def _lay_out(self, ops: list[_Op]) -> None:
         """Mark the rank-4 activations to describe NCHW (see the module docstring)."""
@@ -468,8 +545,8 @@ class _Converter:
 
     # -- emitting ------------------------------------------------------------------
 
-    def _value_info(self, t: _Tensor) -> onnx.ValueInfoProto:
-        return helper.make_tensor_value_info(t.name, t.elem_type, list(t.onnx_shape))
+    def _value_info(self, t: _Tensor) -> ConvertedTensor:
+        return ConvertedTensor(t.name, t.elem_type, t.onnx_shape)
 
     def _weight(self, index: int, perm: tuple[int, ...] = ()) -> str:
         """Name of constant tensor ``index`` as a data-less initializer, dims permuted."""
@@ -477,8 +554,7 @@ class _Converter:
         if t.name not in self.initializers:
             if perm and len(perm) == len(t.shape):
                 t.perm = perm
-            init = TensorProto(name=t.name, data_type=t.elem_type, dims=list(t.onnx_shape))
-            self.initializers[t.name] = init
+            self.initializers[t.name] = ConvertedTensor(t.name, t.elem_type, t.onnx_shape)
         return t.name
 
     def _values(self, index: int) -> np.ndarray:
@@ -494,7 +570,9 @@ class _Converter:
 
     def _const(self, name: str, values: Any, dtype: Any = np.int64) -> str:
         if name not in self.initializers:
-            self.initializers[name] = numpy_helper.from_array(np.asarray(values, dtype), name)
+            array = np.asarray(values, dtype)
+            elem_type = helper.np_dtype_to_tensor_dtype(array.dtype)
+            self.initializers[name] = ConvertedTensor(name, elem_type, array.shape, array)
         return name
 
     def _input(self, index: int, like: _Tensor | None = None) -> str:
@@ -528,19 +606,13 @@ class _Converter:
 
     def _node(self, op_type: str, inputs: list[str], outputs: list[str], **attrs: Any) -> None:
         domain = TFLITE_DOMAIN if op_type.isupper() else ""
+        name = f"{op_type}_{len(self.nodes)}"
         self.nodes.append(
-            helper.make_node(
-                op_type,
-                inputs,
-                outputs,
-                name=f"{op_type}_{len(self.nodes)}",
-                domain=domain,
-                **attrs,
-            )
+            ConvertedNode(name, op_type, domain, tuple(inputs), tuple(outputs), attrs)
         )
 
     def _info(self, name: str, elem_type: int, shape: tuple[int, ...]) -> None:
-        self.extra_info.append(helper.make_tensor_value_info(name, elem_type, list(shape)))
+        self.extra_info.append(ConvertedTensor(name, elem_type, tuple(shape)))
 
     def _with_activation(self, out: int, activation: int) -> str:
         """Output name for the main node; emits the fused activation after it."""

@@ -9,7 +9,9 @@ Operators no schema knows (custom domains) are left as they are.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from typing import Any
 
 import onnx
 from onnx import defs, helper
@@ -31,11 +33,15 @@ def _schema(op_type: str, version: int, domain: str) -> defs.OpSchema | None:
 
 
 @lru_cache(maxsize=1024)
-def _defaults(op_type: str, version: int, domain: str) -> tuple[onnx.AttributeProto, ...]:
+def schema_defaults(op_type: str, version: int, domain: str) -> tuple[onnx.AttributeProto, ...]:
     """The schema's attributes that have a default, each named, ready to append.
 
     Cached: reading a schema's default builds a new proto each time, and a model asks
     for the same few operators again and again.
+
+    Example:
+        >>> sorted(a.name for a in schema_defaults("Gemm", 20, ""))
+        ['alpha', 'beta', 'transA', 'transB']
     """
     schema = _schema(op_type, version, domain)
     if schema is None:
@@ -52,21 +58,35 @@ def _defaults(op_type: str, version: int, domain: str) -> tuple[onnx.AttributePr
     return tuple(found)
 
 
-def _window_defaults(
-    node: onnx.NodeProto, schema: defs.OpSchema, weights: dict[str, list[int]]
+def window_defaults(
+    op_type: str,
+    version: int,
+    present: Mapping[str, Any],
+    weight_shape: Sequence[int] | None,
 ) -> dict[str, list[int]]:
-    present = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    """The list-valued defaults a windowed operator (:data:`WINDOWED_OPS`) lacks.
+
+    Args:
+        op_type, version: the operator and the model's default-domain opset.
+        present: the node's attributes by name (``auto_pad`` as str or bytes).
+        weight_shape: the shape of its weight input, when that is a known initializer.
+
+    Example:
+        >>> window_defaults("MaxPool", 20, {"kernel_shape": [3, 3], "auto_pad": "VALID"}, None)
+        {'strides': [1, 1], 'dilations': [1, 1]}
+    """
+    schema = _schema(op_type, version, "")
     kernel = present.get("kernel_shape")
     if kernel is None:
-        weight_index = 3 if node.op_type == "QLinearConv" else 1
-        if len(node.input) <= weight_index or node.input[weight_index] not in weights:
+        if weight_shape is None:
             return {}
-        kernel = weights[node.input[weight_index]][2:]
+        kernel = list(weight_shape)[2:]
     rank = len(kernel)
     wanted = {"kernel_shape": list(kernel), "strides": [1] * rank, "dilations": [1] * rank}
     if present.get("auto_pad", b"NOTSET") in (b"NOTSET", "NOTSET"):
         wanted["pads"] = [0] * (2 * rank)
-    return {k: v for k, v in wanted.items() if k not in present and k in schema.attributes}
+    known = schema.attributes if schema is not None else {}
+    return {k: v for k, v in wanted.items() if k not in present and k in known}
 
 
 def canonical_attributes(model: onnx.ModelProto, options: NormalizeOptions) -> None:
@@ -77,11 +97,13 @@ def canonical_attributes(model: onnx.ModelProto, options: NormalizeOptions) -> N
         for node in graph.node:
             domain = "" if node.domain == "ai.onnx" else node.domain
             key = (node.op_type, opsets.get(domain, 1), domain)
-            schema = _schema(*key)
-            if schema is None:
+            if _schema(*key) is None:
                 continue
             present = {a.name for a in node.attribute}
-            node.attribute.extend(a for a in _defaults(*key) if a.name not in present)
-            if node.op_type in WINDOWED_OPS and node.domain in ("", "ai.onnx"):
-                for name, value in _window_defaults(node, schema, weights).items():
+            node.attribute.extend(a for a in schema_defaults(*key) if a.name not in present)
+            if node.op_type in WINDOWED_OPS and domain == "":
+                values = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+                weight = 3 if node.op_type == "QLinearConv" else 1
+                shape = weights.get(node.input[weight]) if len(node.input) > weight else None
+                for name, value in window_defaults(node.op_type, key[1], values, shape).items():
                     node.attribute.append(helper.make_attribute(name, value))

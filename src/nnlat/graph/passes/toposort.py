@@ -7,6 +7,7 @@ inference walks nodes in file order.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable, Sequence
 
 import onnx
 
@@ -26,6 +27,41 @@ def _outer_reads(node: onnx.NodeProto) -> set[str]:
     return reads
 
 
+def topological_order(reads: Sequence[Iterable[str]], writes: Sequence[Iterable[str]]) -> list[int]:
+    """Kahn's order of nodes given what each reads and writes: a node comes as soon as
+    its producers have, ties in the given order (first ready, first out).
+
+    Raises:
+        ModelLoadError: the nodes form a cycle.
+
+    Example:
+        >>> topological_order([["b"], ["x"], []], [["c"], ["b"], ["d"]])
+        [1, 2, 0]
+    """
+    producer = {out: i for i, outs in enumerate(writes) for out in outs if out}
+    deps = [
+        {producer[n] for n in names if n in producer and producer[n] != i}
+        for i, names in enumerate(reads)
+    ]
+    users: list[list[int]] = [[] for _ in deps]
+    for i, d in enumerate(deps):
+        for j in d:
+            users[j].append(i)
+    remaining = [len(d) for d in deps]
+    ready = deque(i for i, r in enumerate(remaining) if r == 0)
+    order: list[int] = []
+    while ready:
+        i = ready.popleft()
+        order.append(i)
+        for j in users[i]:
+            remaining[j] -= 1
+            if remaining[j] == 0:
+                ready.append(j)
+    if len(order) != len(deps):
+        raise ModelLoadError("the graph has a cycle; an ONNX graph must be acyclic")
+    return order
+
+
 def toposort(model: onnx.ModelProto, options: NormalizeOptions) -> None:
     """Sort the nodes of every graph in place.
 
@@ -34,27 +70,9 @@ def toposort(model: onnx.ModelProto, options: NormalizeOptions) -> None:
     """
     for graph in iter_graphs(model.graph):
         nodes = list(graph.node)
-        producer = {out: i for i, n in enumerate(nodes) for out in n.output if out}
-        deps: list[set[int]] = []
-        for i, node in enumerate(nodes):
-            names = set(node.input) | _outer_reads(node)
-            deps.append({producer[n] for n in names if n in producer and producer[n] != i})
-        users: list[list[int]] = [[] for _ in nodes]
-        for i, d in enumerate(deps):
-            for j in d:
-                users[j].append(i)
-        remaining = [len(d) for d in deps]
-        ready = deque(i for i, r in enumerate(remaining) if r == 0)
-        order: list[int] = []
-        while ready:
-            i = ready.popleft()
-            order.append(i)
-            for j in users[i]:
-                remaining[j] -= 1
-                if remaining[j] == 0:
-                    ready.append(j)
-        if len(order) != len(nodes):
-            raise ModelLoadError("the graph has a cycle; an ONNX graph must be acyclic")
+        order = topological_order(
+            [set(n.input) | _outer_reads(n) for n in nodes], [n.output for n in nodes]
+        )
         if order != list(range(len(nodes))):
             del graph.node[:]
             graph.node.extend(nodes[i] for i in order)
