@@ -14,6 +14,7 @@ import pytest
 
 from nnlat.errors import InvalidInputShapeError, ModelLoadError, UnsupportedOperatorError
 from nnlat.graph import graph_cost, graph_key, load
+from nnlat.graph.flat_table import FlatTable
 from nnlat.graph.summary import inspect
 from nnlat.graph.tflite_io import is_tflite
 from nnlat.testing.tflite_models import MODELS, QUANTIZATIONS, handmade_tflite, tflite_model
@@ -75,6 +76,7 @@ def test_input_shapes_are_fixed_in_the_file() -> None:
 # -- the converter corpus ------------------------------------------------------------
 
 CORPUS = [(name, q) for name in MODELS for q in QUANTIZATIONS]
+DENSIFY_CODE = 124  # BuiltinOperator.DENSIFY in TFLite's schema
 
 
 @pytest.mark.slow
@@ -139,6 +141,17 @@ def test_dequantised_weights_hash_like_the_float_model() -> None:
     dynamic = load(tflite_model("cnn", "dynamic"))
     assert any(s.dtype == "int8" for s in dynamic.weights.values())
     assert graph_key(dynamic) != graph_key(load(tflite_model("cnn", "float")))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(MODELS))
+def test_sparse_weights_hash_like_the_dense_model(name: str) -> None:
+    # DENSIFY expands stored-sparse weights once, when the interpreter prepares: what runs
+    # is the dense network, so the graph (and its key) is the float model's.
+    data = tflite_model(name, "sparse")
+    codes = {code.scalar(3, "<i", 0) for code in FlatTable.root(data).tables(1)}
+    assert DENSIFY_CODE in codes
+    assert graph_key(load(data)) == graph_key(load(tflite_model(name, "float")))
 
 
 @pytest.mark.slow

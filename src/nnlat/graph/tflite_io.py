@@ -198,7 +198,7 @@ SUPPORTED_OPS: frozenset[str] = frozenset(
     _IMAGE_OPS
     | _LAYOUT_TRANSPARENT
     | _TFLITE_OPAQUE
-    | {"FULLY_CONNECTED", "RESHAPE", "SQUEEZE", "EXPAND_DIMS", "TRANSPOSE"}
+    | {"FULLY_CONNECTED", "RESHAPE", "SQUEEZE", "EXPAND_DIMS", "TRANSPOSE", "DENSIFY"}
 )
 """TFLite builtins :func:`tflite_to_onnx` converts."""
 
@@ -447,6 +447,9 @@ class _Converter:
             )
             if end > len(self.data):
                 raise ValueError("buffer past the end")
+        # DENSIFY expands a sparse constant into the dense weight an operator reads; the
+        # interpreter does it once when preparing, so its output is a weight like any other.
+        ops = [op for op in ops if op.name != "DENSIFY"]
         produced = {t for op in ops for t in op.outs if t >= 0}
         inputs = sub.array(_SUBGRAPH_INPUTS, "<i4").tolist()
         self._read_tensors(sub, produced | set(inputs))

@@ -17,7 +17,10 @@ import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
-QUANTIZATIONS = ("float", "dynamic", "float16", "int8")
+QUANTIZATIONS = ("float", "dynamic", "float16", "int8", "sparse")
+"""Conversions of a corpus model: float32, dynamic-range int8 weights, float16 weights,
+full int8, and ``sparse`` (float32 with 90 % of every kernel zeroed and stored sparse,
+which the converter densifies with ``DENSIFY`` operators)."""
 
 
 def _cnn(keras: Any) -> Any:
@@ -113,7 +116,15 @@ def tflite_model(name: str, quantization: str = "float", seed: int = 0) -> bytes
     converter = tf.lite.TFLiteConverter.from_keras_model(model)
     if quantization not in QUANTIZATIONS:
         raise ValueError(f"unknown quantization {quantization!r}; one of {QUANTIZATIONS}")
-    if quantization != "float":
+    if quantization == "sparse":
+        rng = np.random.default_rng(seed)
+        for layer in model.layers:
+            weights = layer.get_weights()
+            if weights:  # the kernel first, then the bias
+                kernel = np.where(rng.random(weights[0].shape) < 0.9, 0.0, weights[0])
+                layer.set_weights([kernel.astype(weights[0].dtype), *weights[1:]])
+        converter.optimizations = [tf.lite.Optimize.EXPERIMENTAL_SPARSITY]
+    elif quantization != "float":
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
     if quantization == "float16":
         converter.target_spec.supported_types = [tf.float16]
