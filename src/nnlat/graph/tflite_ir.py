@@ -1,26 +1,24 @@
 """A TFLite model straight into the IR, without the ONNX round trip.
 
-The ONNX route (:func:`~nnlat.graph.tflite_io.tflite_to_onnx`, then the normalisation
-pipeline, then :func:`~nnlat.graph.onnx_io.model_to_ir`) builds a protobuf graph, forgets
-the shapes the file states, infers them again three times and converts the result. For a
-converted TFLite model that pipeline changes only two things: the order of the nodes
-(Kahn's, as :func:`~nnlat.graph.passes.toposort.topological_order` gives it) and the
-attributes (schema defaults filled in). Everything else it would do, it does only to
-models that hold:
+The ONNX route (:func:`~nnlat.graph.tflite_io.converted_to_onnx`, the normalisation
+pipeline, :func:`~nnlat.graph.onnx_io.model_to_ir`) builds a protobuf graph, forgets the
+shapes the file states, infers them again three times and converts the result. On a
+converted TFLite model that pipeline does three things: it orders the nodes (Kahn's, as
+:func:`~nnlat.graph.passes.toposort.topological_order` gives it), fills the attributes'
+schema defaults, and folds a node that reads constants only (the ``Cast`` that widens
+float16 weights) into a constant of its output's type, dropping the constants only it
+read. :func:`converted_to_ir` does these three on the converter's records and keeps the
+file's shapes. Anything else the pipeline would do, it does only to a model that holds
 
-* a node that reads constants only (float16 weights that a ``DEQUANTIZE`` widens):
-  folded into a constant;
-* an operator whose results nobody reads: pruned;
+* an operator whose results nobody reads (pruned),
 * a no-op (``Identity``), a non-positive dimension, a tensor without a declared shape,
-  or a 0-D/1-D tensor over the value-propagation limit, or any tensor over the size
-  limit (the ONNX route names it in its error).
+* a 0-D/1-D tensor over the value-propagation limit, or any tensor over the size limit
+  (the ONNX route names it in its error);
 
-:func:`converted_to_ir` builds the :class:`Graph` the ONNX route would give (nodes,
-attributes, tensors, weights, quantisation) from the converter's records, or returns
-``None`` for a model of that list, which then takes the ONNX route. The storage form
-(:attr:`Graph.onnx_bytes`) is made the ONNX way, on first use. A test loads every TFLite
-model the suite can make both ways and compares the graphs field by field
-(``tests/graph/test_tflite_ir.py``).
+for such a model :func:`converted_to_ir` returns ``None`` and the caller takes the ONNX
+route. The storage form (:attr:`Graph.onnx_bytes`) is made the ONNX way, on first use. A
+test loads every TFLite model the suite can make both ways and compares the graphs field
+by field (``tests/graph/test_tflite_ir.py``).
 """
 
 from __future__ import annotations
@@ -76,9 +74,13 @@ def converted_to_ir(
     specs = _specs(converted, limits)
     nodes = converted.nodes
     order = topological_order([n.inputs for n in nodes], [n.outputs for n in nodes])
-    if specs is None or not _kept_as_is(converted, order, specs):
+    kept, folded = _fold(converted, order)
+    if specs is None or not _kept_as_is(converted, kept, specs):
         return None
-    weights = {name: specs[name] for name in converted.constants}
+    # Pruning drops the constants only folded nodes read (float16 weights once widened).
+    read = {name for i in kept for name in nodes[i].inputs} | {t.name for t in converted.outputs}
+    weights = {name: specs[name] for name in (*converted.constants, *folded) if name in read}
+    dropped = (set(converted.constants) | set(folded)) - set(weights)
     return Graph(
         nodes=tuple(
             Node(
@@ -89,15 +91,33 @@ def converted_to_ir(
                 inputs=node.inputs,
                 outputs=node.outputs,
             )
-            for node in (nodes[i] for i in order)
+            for node in (nodes[i] for i in kept)
         ),
         inputs=tuple(specs[t.name] for t in converted.inputs),
         outputs=tuple(specs[t.name] for t in converted.outputs),
         weights=weights,
-        tensors=specs,
+        tensors={name: spec for name, spec in specs.items() if name not in dropped},
         opsets={"": ONNX_OPSET, TFLITE_DOMAIN: 1},
         storage=storage,
     )
+
+
+def _fold(converted: Converted, order: list[int]) -> tuple[list[int], list[str]]:
+    """The nodes normalisation keeps, in order, and the tensors it turns into constants:
+    the outputs of every node that reads constants only (the widening ``Cast`` of float16
+    weights), in one pass in topological order, as ``fold_constants`` does."""
+    constants = set(converted.constants)
+    kept, folded = [], []
+    for i in order:
+        node = converted.nodes[i]
+        reads = [name for name in node.inputs if name]
+        outputs = [name for name in node.outputs if name]
+        if outputs and all(name in constants for name in reads):
+            constants.update(outputs)
+            folded.extend(outputs)
+        else:
+            kept.append(i)
+    return kept, folded
 
 
 def _specs(converted: Converted, limits: Limits) -> dict[str, TensorSpec] | None:
@@ -124,21 +144,18 @@ def _specs(converted: Converted, limits: Limits) -> dict[str, TensorSpec] | None
     return specs
 
 
-def _kept_as_is(converted: Converted, order: list[int], specs: dict[str, TensorSpec]) -> bool:
-    """Whether normalisation would keep every node (nothing to fold, prune or drop) and
-    every tensor a node makes has a declared type (``order``: the nodes' topological
-    order; the converter emits a fused activation before its operator)."""
-    constants = converted.constants
-    for node in converted.nodes:
-        reads = [name for name in node.inputs if name]
-        if all(name in constants for name in reads):
-            return False  # folded (a node without inputs too)
+def _kept_as_is(converted: Converted, kept: list[int], specs: dict[str, TensorSpec]) -> bool:
+    """Whether normalisation would keep every node of ``kept`` (the nodes left after
+    folding, in topological order): no no-op to drop, no dead node to prune, and every
+    tensor a node makes has a declared type."""
+    nodes = converted.nodes
+    for node in (nodes[i] for i in kept):
         if node.domain == "" and node.op_type in _REWRITTEN:
             return False
         if not all(out in specs for out in node.outputs if out):
             return False
     live = {t.name for t in converted.outputs}
-    for node in (converted.nodes[i] for i in reversed(order)):
+    for node in (nodes[i] for i in reversed(kept)):
         if not any(out in live for out in node.outputs if out):
             return False  # dead: pruned
         live.update(node.inputs)
