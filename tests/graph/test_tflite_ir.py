@@ -98,3 +98,13 @@ def test_edge_zoo_models_read_straight_into_the_ir(family: str) -> None:
     data = space.model(space.sample(random.Random(3))).to_tflite()
     assert converted_to_ir(read_converted(data), DEFAULT_LIMITS, bytes) is not None
     assert_same_graph(load(data), onnx_route(data))
+
+
+def test_a_graph_read_directly_pickles_with_its_storage_form() -> None:
+    # Graphs cross process boundaries (workers, caches): the deferred storage form must too.
+    import pickle
+
+    graph = load(handmade_tflite("ADD", (1, 8, 8, 3)))
+    again = pickle.loads(pickle.dumps(graph))
+    assert again.nodes == graph.nodes and graph_key(again) == graph_key(graph)
+    assert again.onnx_bytes == onnx_route(again.source_bytes).onnx_bytes
