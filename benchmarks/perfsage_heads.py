@@ -1,6 +1,7 @@
 """Benchmark: every head of a PerfSAGE predictor for one TFLite model, on one core.
 
-Run:  python benchmarks/perfsage_heads.py [--predictor DIR] [--heads 6] [--repeats 20] [--core 0]
+Run:  python benchmarks/perfsage_heads.py [--predictor DIR] [--heads 6] [--hidden 256]
+      [--repeats 20] [--core 0]
 
 PerfSAGE's promise is one embedding per model for every (platform, target) head. This
 times ``nnlat.predictor.api.predict_heads`` for one int8 TFLite model of each
@@ -11,8 +12,10 @@ EdgeDLPerf-like design space (exported once from the zoo, untimed, seed 0):
 * *network*: the same from cached raw features (encoding, embedding, heads).
 
 Without ``--predictor`` the predictor is an untrained PerfSAGE of the paper's sizes (8
-GraphSAGE layers, heads of four 1024-wide layers; hidden 256) with ``--heads`` heads
-and a feature schema fitted on the four models: speed does not depend on the weights.
+GraphSAGE layers, heads of four 1024-wide layers; the paper gives no hidden width:
+``--hidden``, 256 by default, 64 as ``nnlat eval perfsage --hidden 64`` trains in the
+reports) with ``--heads`` heads and a feature schema fitted on the four models: speed
+does not depend on the weights.
 The process is pinned to ``--core`` with one torch thread; the median CPU time of
 ``--repeats`` calls after one warm-up (what a call costs the core), and the median and
 p90 wall times (which add the wait for the core on a shared host).
@@ -57,12 +60,12 @@ def timed(call: Callable[[], object], repeats: int) -> tuple[float, float, float
     return statistics.median(walls), p90, statistics.median(cpus)
 
 
-def untrained(paths: list[Path], heads: int) -> Predictor:
+def untrained(paths: list[Path], heads: int, hidden: int = 256) -> Predictor:
     """A PerfSAGE of the paper's sizes with ``heads`` heads, schema fitted on ``paths``."""
     schema = FeatureSchema.fit(raw_features(load(p)) for p in paths)
     spec = NETWORKS.get("perfsage")
     config = spec.config_type(
-        node_dim=schema.node_dim, global_dim=schema.global_dim, platforms=heads
+        node_dim=schema.node_dim, global_dim=schema.global_dim, platforms=heads, hidden=hidden
     )
     targets = ["latency", "memory", "energy"]
     return Predictor(
@@ -81,6 +84,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--predictor", type=Path)
     parser.add_argument("--heads", type=int, default=6)
+    parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--core", type=int, default=0)
     args = parser.parse_args()
@@ -93,8 +97,16 @@ def main() -> None:
         path = directory / f"{space}.tflite"
         path.write_bytes(family.model(family.sample(random.Random(0))).to_tflite())
         paths.append(path)
-    predictor = Predictor.load(args.predictor) if args.predictor else untrained(paths, args.heads)
-    print(f"{len(predictor.heads)} heads, network {predictor.network}, one core, torch 1 thread")
+    predictor = (
+        Predictor.load(args.predictor)
+        if args.predictor
+        else untrained(paths, args.heads, args.hidden)
+    )
+    width = predictor.net.config.hidden
+    print(
+        f"{len(predictor.heads)} heads, network {predictor.network} (hidden {width}), "
+        "one core, torch 1 thread"
+    )
     print(
         "| space | nodes | file KiB | end to end ms: CPU (wall median / p90) "
         "| network ms: CPU (wall median / p90) |"
