@@ -1,11 +1,11 @@
 """The one module that reads the TFLite flatbuffer: validate, then convert to ONNX terms.
 
 A ``.tflite`` model becomes ONNX operators (:func:`read_converted`, plain records), then
-either an ONNX ModelProto that goes through the ordinary normalisation pipeline
-(:func:`tflite_to_onnx`) or, where that pipeline would change nothing but shapes, the IR
-straight away (:mod:`nnlat.graph.tflite_ir`). Either way a TFLite model and an ONNX model
-end up as the same kind of :class:`~nnlat.graph.ir.Graph` (same op types, costs, hash,
-features).
+the IR straight away (:mod:`nnlat.graph.tflite_ir`) or, for a model the normalisation
+pipeline would rewrite beyond what that module repeats, an ONNX ModelProto
+(:func:`converted_to_onnx`) that goes through the pipeline. Either way a TFLite model and
+an ONNX model end up as the same kind of :class:`~nnlat.graph.ir.Graph` (same op types,
+costs, hash, features).
 
 Conversion is structural, like the rest of the IR (weights are never read):
 
@@ -200,7 +200,7 @@ SUPPORTED_OPS: frozenset[str] = frozenset(
     | _TFLITE_OPAQUE
     | {"FULLY_CONNECTED", "RESHAPE", "SQUEEZE", "EXPAND_DIMS", "TRANSPOSE", "DENSIFY"}
 )
-"""TFLite builtins :func:`tflite_to_onnx` converts."""
+"""TFLite builtins :func:`read_converted` converts."""
 
 
 def is_tflite(data: bytes | bytearray | memoryview) -> bool:
