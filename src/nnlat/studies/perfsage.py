@@ -470,7 +470,9 @@ def _counts(rows: Sequence[PerfsageResult], spaces: Sequence[str]) -> list[str]:
     for space in spaces:
         train = [r.train_graphs for r in rows if r.mode == SPECIALISED and r.space == space]
         test = [r.test_size for r in rows if r.space == space and r.target == "latency"]
-        lines.append(f"| {space} | {max(train, default=0)} | {max(test, default=0)} |")
+        # Only generalised runs: no per-space training count is recorded (a dash, not 0).
+        trained = max(train) if train else "–"
+        lines.append(f"| {space} | {trained} | {max(test, default=0)} |")
     return lines
 
 
