@@ -90,11 +90,7 @@ class FlatTable:
 
     def _vector(self, slot: int) -> tuple[int, int]:
         """(position of the first element, length) of a vector field; (0, 0) if absent."""
-        at = self._field(slot)
-        if not at:
-            return 0, 0
-        start = at + _U32(self.buf, at)[0]
-        return start + 4, _U32(self.buf, start)[0]
+        return vector_at(self.buf, self._field(slot))
 
     def array(self, slot: int, dtype: str) -> np.ndarray:
         """A vector of scalars (numpy dtype such as ``"<i4"``); empty when absent."""
@@ -128,24 +124,27 @@ def scalar_at(buf: bytes, at: int, fmt: str, default: Any) -> Any:
     return _compiled(fmt).unpack_from(buf, at)[0] if at else default
 
 
+def vector_at(buf: bytes, at: int) -> tuple[int, int]:
+    """(position of the first element, length) of the vector whose offset is stored at
+    ``at``; (0, 0) when ``at`` is 0 (absent)."""
+    if not at:
+        return 0, 0
+    start = at + _U32(buf, at)[0]
+    return start + 4, _U32(buf, start)[0]
+
+
 def values_at(buf: bytes, at: int, code: str) -> tuple[Any, ...]:
     """The vector of scalars whose offset is stored at ``at`` (0: absent, empty)."""
-    if not at:
-        return ()
-    start = at + _U32(buf, at)[0]
-    length = _U32(buf, start)[0]
-    return _compiled(f"<{length}{code}").unpack_from(buf, start + 4) if length else ()
+    start, length = vector_at(buf, at)
+    return _compiled(f"<{length}{code}").unpack_from(buf, start) if length else ()
 
 
 def string_at(buf: bytes, at: int) -> bytes:
     """The string whose offset is stored at ``at`` (0: absent, empty)."""
-    if not at:
-        return b""
-    start = at + _U32(buf, at)[0]
-    end = start + 4 + _U32(buf, start)[0]
-    if end > len(buf):
+    start, length = vector_at(buf, at)
+    if start + length > len(buf):
         raise ValueError("string past the end of the buffer")
-    return buf[start + 4 : end]
+    return buf[start : start + length]
 
 
 def table_at(buf: bytes, at: int) -> FlatTable | None:

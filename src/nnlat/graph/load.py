@@ -111,9 +111,9 @@ def _tflite_source(source: Any, max_bytes: int) -> tuple[bytes, str] | None:
 
 
 def _load_tflite(data: bytes, label: str, options: NormalizeOptions) -> Graph:
-    """Read the file straight into the IR where normalisation would change nothing but
-    node order and attribute defaults (:mod:`nnlat.graph.tflite_ir`), else convert to
-    ONNX and normalise; either way with quantisation and the original bytes attached."""
+    """Read the file straight into the IR (:mod:`nnlat.graph.tflite_ir`), or, for a model
+    normalisation would rewrite beyond what that module repeats, convert it to ONNX and
+    normalise; either way with quantisation and the original bytes attached."""
     converted = read_converted(data, label)
     _check_fixed_shapes({t.name: t.shape for t in converted.inputs}, options, label)
     storage = functools.partial(_storage_form, data, label, options)
