@@ -3,7 +3,8 @@
 Run (after ``python scripts/fetch_heldout.py [--set 2-4]``; at evaluation time, never in the
 tests):
 
-    chrt -f 1 taskset -c 1 python scripts/measure_heldout.py --db URL [-p PLATFORM] [--set 2-4]
+    chrt -f 1 taskset -c 1 python scripts/measure_heldout.py --db URL [-p PLATFORM] [--set 2-4] \
+        [--save FILE]
 
 Each shipped file is timed as the user gave it, with the campaign protocol of the training
 data (``nnlat.datasets.CAMPAIGN_SPEC``), at the input sizes its package uses (the
@@ -18,6 +19,7 @@ aside (``--refresh`` re-measures everything).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -26,6 +28,7 @@ import platformdirs
 
 from nnlat.datasets import CAMPAIGN_SPEC
 from nnlat.datasets.training import REALWORLD_PREFIX
+from nnlat.errors import NnlatError
 from nnlat.querying import QueryEngine, QueryResult
 from nnlat.store import Store
 
@@ -407,12 +410,19 @@ def main() -> None:
         default=Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "heldout",
     )
     parser.add_argument("--refresh", action="store_true")
+    parser.add_argument(
+        "--save",
+        type=Path,
+        help="also write each file's measurement (no model bytes) to this JSON-Lines file, "
+        "so that the set can be judged later on any host (scripts/judge_heldout.py)",
+    )
     parser.add_argument("--set", type=int, choices=sorted(SETS), default=1, dest="heldout_set")
     args = parser.parse_args()
     if args.platform is None:
         from nnlat.measure.runner import reference_platform
 
         args.platform = reference_platform().name
+    unread, saved = 0, []
     with Store.open(args.db) as store:
         engine = QueryEngine(store, CAMPAIGN_SPEC)
         for entry in SETS[args.heldout_set]:
@@ -435,13 +445,28 @@ def main() -> None:
                     family=f"{REALWORLD_PREFIX}{name}",
                 )
 
-            result = query(args.refresh)
-            if result.cached and result.measurement.status != "ok":  # retry a stored failure
-                result = query(True)
+            try:
+                result = query(args.refresh)
+                if result.cached and result.measurement.status != "ok":  # retry a failure
+                    result = query(True)
+            except NnlatError as exc:  # nnlat cannot read it: say so, go on with the rest
+                unread += 1
+                print(f"{entry.name:58s} {'unread':8s} {'':9s} {exc}", flush=True)
+                continue
             m = result.measurement
             shown = f"{m.stats.median_ms:9.3f} ms cv {m.stats.cv:.3f}" if m.stats else m.error
             how = "cached" if result.cached else "measured"
             print(f"{entry.name:58s} {m.status:8s} {how:9s} {shown}", flush=True)
+            saved.append({"name": entry.name, "sha256": entry.sha256} | m.model_dump(mode="json"))
+    if args.save:
+        from nnlat.predictor.api import detect_hardware
+
+        fingerprint = detect_hardware().fingerprint
+        lines = [json.dumps(r | {"hardware_fingerprint": fingerprint}) for r in saved]
+        args.save.write_text("\n".join(lines) + "\n")
+        print(f"wrote {len(saved)} measurements to {args.save}")
+    if unread:
+        sys.exit(f"{unread} file(s) nnlat could not read")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from nnlat.errors import NnlatWarning
 from nnlat.graph import load, summarize
 from nnlat.measure.backends import get_backend
 from nnlat.measure.backends.base import graph_for
-from nnlat.measure.backends.timed_model import NORMAL_FORM
+from nnlat.measure.backends.timed_model import NORMAL_FORM, ORIGINAL, REDECLARED
 from nnlat.measure.inputs import random_inputs
 from nnlat.measure.runner import measure
 from nnlat.measure.types import MeasureSpec
@@ -32,9 +32,9 @@ def _spec(name: str) -> MeasureSpec:
     return SPEC.model_copy(update={"input_shapes": HARD_MODEL_SHAPES.get(name, {})})
 
 
-def test_the_corpus_spans_opsets_9_to_18() -> None:
+def test_the_corpus_spans_opsets_7_to_18() -> None:
     opsets = {HARD_MODELS[name]().opset_import[0].version for name in HARD_MODELS}
-    assert min(opsets) == 9 and max(opsets) == 18
+    assert min(opsets) == 7 and max(opsets) == 18
 
 
 @pytest.mark.parametrize("name", sorted(HARD_MODELS))
@@ -45,11 +45,11 @@ def test_every_corpus_model_measures_its_original_file(
     onnx.save(HARD_MODELS[name](), path)
     m = measure(path, platform, _spec(name))
     assert m.status == "ok", m.error
-    assert m.environment["timed"] == "original"
+    assert m.environment["timed"].startswith(ORIGINAL)  # the user's graph, maybe re-declared
     # onnxruntime alone runs the user's file with the inputs nnlat generates.
     inputs = random_inputs(graph_for(path, _spec(name)), SPEC.seed)
     session = ort.InferenceSession(path.read_bytes(), providers=["CPUExecutionProvider"])
-    outputs = session.run(None, inputs)
+    outputs = [o for o in session.run(None, inputs) if isinstance(o, np.ndarray)]  # not ZipMap's
     assert all(np.isfinite(o).all() for o in outputs if o.dtype.kind == "f")
 
 
@@ -69,6 +69,16 @@ def test_a_model_the_strict_checker_refuses_loads_and_measures(
     assert summarize(graph).flops > 0
     m = measure(path, platform, _spec(name))
     assert m.status == "ok", m.error
+
+
+def test_a_sequence_output_survives_re_declaring_the_batch(platform: str, tmp_path: Path) -> None:
+    # onnxruntime's logreg_iris.onnx (held-out set 4): measured at batch 1, its fixed batch
+    # of 3 was re-declared, and ZipMap's sequence-of-maps output became an empty tensor type.
+    path = tmp_path / "zipmap.onnx"
+    onnx.save(HARD_MODELS["zipmap_classifier"](), path)
+    m = measure(path, platform, SPEC)
+    assert m.status == "ok", m.error
+    assert m.environment["timed"] == REDECLARED
 
 
 def test_a_graph_from_the_store_times_the_normal_form(platform: str) -> None:

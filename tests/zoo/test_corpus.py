@@ -115,7 +115,7 @@ def test_generate_variants_skips_configurations_the_exporter_refuses(monkeypatch
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["det-head", "ocr-crnn"])
+@pytest.mark.parametrize("name", ["det-head", "ocr-crnn", "dense-large"])
 def test_own_generators_export_distinct_models(name: str) -> None:
     _distinct_exports(name, range(3))
 

@@ -236,6 +236,8 @@ def _prepared(model: onnx.ModelProto) -> onnx.ModelProto:
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
     _weights_as_inputs(copy)
+    if copy.ir_version < 4:  # IR 3 wanted every weight listed as an input; runtimes do not
+        _initializers_as_inputs(copy.graph)
     toposort(copy, NormalizeOptions())  # the checker wants the order normalisation makes
     return copy
 
@@ -275,6 +277,16 @@ def _shape_outputs(model: onnx.ModelProto) -> None:
             tensor_type.shape.CopyFrom(known.type.tensor_type.shape)
         else:  # unknowable (a custom op's output): nothing for the checker to compare
             tensor_type.shape.SetInParent()
+
+
+def _initializers_as_inputs(graph: onnx.GraphProto) -> None:
+    """List every initializer of ``graph`` that is not a graph input as one (IR 3's rule)."""
+    declared = {v.name for v in graph.input}
+    for tensor in graph.initializer:
+        if tensor.name not in declared:
+            graph.input.append(
+                onnx.helper.make_tensor_value_info(tensor.name, tensor.data_type, list(tensor.dims))
+            )
 
 
 def _weights_as_inputs(model: onnx.ModelProto) -> None:

@@ -19,6 +19,10 @@ name                    opset  what it exercises
 ``scalar``                     declares a scalar: the strict checker refused it
 ``gather_declared_``    16     a ``Gather`` of ``[top, 1]`` declared rank 1 (``ArgMax``,
 ``rank``                       ``TopK``): the strict checker refused it
+``ir3_weight_not_``     7      an IR-3 file whose weight is no graph input (IR 3 wanted
+``input``                      it listed): the checker refused it
+``zipmap_classifier``   9      ``ai.onnx.ml`` classifier ending in ``ZipMap`` (a sequence of
+                               maps out), batch fixed at 3: re-declaring broke its output
 ======================  =====  ===========================================================
 
 :data:`HARD_MODELS` maps each name to its builder, :data:`HARD_MODEL_SHAPES` to the input
@@ -445,6 +449,69 @@ def gather_declared_rank(width: int = 16, classes: int = 4, top: int = 5) -> onn
     return _model(graph, 16)
 
 
+def ir3_weight_not_input(width: int = 8) -> onnx.ModelProto:
+    """An IR-3 file (onnx 1.2 era, opset 7) whose weight is not listed as a graph input.
+
+    IR 3 required every initializer to be an input too; onnxruntime runs such files
+    anyway, and the ONNX checker refused them (onnxruntime's own ``mul_1.onnx``).
+    """
+    rng = _rng("ir3")
+    graph = helper.make_graph(
+        [helper.make_node("Mul", ["x", "w"], ["y"])],
+        "ir3_weight_not_input",
+        [_value("x", FLOAT, [3, width])],
+        [_value("y", FLOAT, [3, width])],
+        initializer=[_weight(rng, "w", 3, width)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 7)])
+    model.ir_version = 3  # not checked: the checker is what refused it
+    return model
+
+
+def zipmap_classifier(features: int = 4, classes: int = 3) -> onnx.ModelProto:
+    """A scikit-learn classifier as skl2onnx writes it: ``ai.onnx.ml`` ``LinearClassifier``,
+    ``Normalizer`` and ``ZipMap``, whose output is a sequence of maps, not a tensor; its
+    input is declared with a fixed batch of 3, so measuring batch 1 re-declares it
+    (re-declaring once turned the sequence output into an empty tensor type)."""
+    rng = _rng("zipmap")
+    coefficients = rng.standard_normal(features * classes).astype(np.float32)
+    nodes = [
+        helper.make_node(
+            "LinearClassifier",
+            ["x"],
+            ["label", "scores"],
+            domain="ai.onnx.ml",
+            classlabels_ints=list(range(classes)),
+            coefficients=coefficients.tolist(),
+            intercepts=[0.0] * classes,
+            multi_class=1,
+            post_transform="LOGISTIC",
+        ),
+        helper.make_node("Normalizer", ["scores"], ["normalized"], domain="ai.onnx.ml", norm="L1"),
+        helper.make_node(
+            "ZipMap",
+            ["normalized"],
+            ["probabilities"],
+            domain="ai.onnx.ml",
+            classlabels_int64s=list(range(classes)),
+        ),
+    ]
+    probabilities = helper.make_value_info(
+        "probabilities",
+        helper.make_sequence_type_proto(
+            helper.make_map_type_proto(INT64, helper.make_tensor_type_proto(FLOAT, None))
+        ),
+    )
+    graph = helper.make_graph(
+        nodes,
+        "zipmap_classifier",
+        [_value("x", FLOAT, [3, features])],
+        [_value("label", INT64, [3]), probabilities],
+        initializer=[],
+    )
+    return _model(graph, 9, {"ai.onnx.ml": 1})
+
+
 HARD_MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "vad_lstm_if": vad_lstm_if,
     "bert_token_types": bert_token_types,
@@ -455,6 +522,8 @@ HARD_MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "range_loop": range_loop,
     "loop_if_declared_scalar": loop_if_declared_scalar,
     "gather_declared_rank": gather_declared_rank,
+    "ir3_weight_not_input": ir3_weight_not_input,
+    "zipmap_classifier": zipmap_classifier,
 }
 
 HARD_MODEL_SHAPES: dict[str, dict[str, tuple[int, ...]]] = {
@@ -466,5 +535,7 @@ HARD_MODEL_SHAPES: dict[str, dict[str, tuple[int, ...]]] = {
     },
     "scalar_gain": {"gain": ()},
     "gather_declared_rank": {"boxes": (16, 16)},
+    "ir3_weight_not_input": {"x": (3, 8)},
+    "zipmap_classifier": {"x": (3, 4)},  # as declared; batch 1 re-declares it
 }
 """Input shapes to measure each model with (dynamic dimensions; batch sizes come from -b)."""

@@ -55,6 +55,7 @@ CORPUS_FAMILY_MODULES = (
     "corpus.tiny",
     "corpus.int8_dynamic",
     "corpus.int8_qdq",
+    "corpus.dense",
 )
 
 # The real-architecture corpus's families (issue 33), by registered name.
@@ -69,6 +70,7 @@ CORPUS_FAMILIES = (
     "tiny-heads",
     "int8-dynamic",
     "int8-qdq",
+    "dense-large",
 )
 
 # The ten families of the NNLQP dataset (the paper's Table 3 rows).

@@ -126,7 +126,8 @@ def _redeclare(model: onnx.ModelProto, inputs: Sequence[TensorSpec]) -> None:
     # infers them again.
     model.graph.ClearField("value_info")
     for value in model.graph.output:
-        value.type.tensor_type.ClearField("shape")
+        if value.type.HasField("tensor_type"):  # not a sequence or map (ZipMap's output)
+            value.type.tensor_type.ClearField("shape")
 
 
 def timed_model(graph: Graph, seed: int) -> TimedModel:
