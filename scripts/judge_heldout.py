@@ -32,9 +32,7 @@ from nnlat.predictor.predictor import Predictor
 from fetch_heldout import SETS  # isort: skip (scripts/ is on the path when run from it)
 
 
-def judge(
-    measured: list[dict], cache: Path, heldout_set: int, predictors: list[Path]
-) -> list[str]:
+def judge(measured: list[dict], cache: Path, heldout_set: int, predictors: list[Path]) -> list[str]:
     """Markdown lines: the summary per predictor, then predicted against measured per model."""
     entries = {e.name: e for e in SETS[heldout_set]}
     ok = [m for m in measured if m["status"] == "ok"]
