@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
 
 from check_heldout import training_hashes
@@ -81,3 +83,55 @@ def test_training_hashes_are_read_from_model_records_not_headers(tmp_path: Path)
         f.write(json.dumps({"format": "nnlat-store", "version": 1}) + "\n")
         f.write(json.dumps({"graph_hash": "ab" * 8, "family": "resnet"}) + "\n")
     assert training_hashes(tmp_path) == {"ab" * 8: "records.jsonl.gz:resnet"}
+
+
+def test_set_four_measurements_are_saved_for_every_file_on_the_reference_hardware() -> None:
+    # The look at set 4 can be repeated on any host from these (scripts/judge_heldout.py).
+    path = Path(__file__).parents[2] / "reports" / "realworld" / "set4" / "measured.jsonl"
+    saved = [json.loads(line) for line in path.read_text().splitlines()]
+    assert sorted((r["name"], r["sha256"]) for r in saved) == sorted(
+        (e.name, e.sha256) for e in HELDOUT_4
+    )
+    assert {r["status"] for r in saved} == {"ok"}
+    assert {r["hardware_fingerprint"] for r in saved} == {"372d0e50a005"}
+    assert all(r["stats"]["median_ms"] > 0 for r in saved)
+
+
+def test_judge_scores_a_saved_predictor_against_saved_measurements(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+
+    import judge_heldout
+    import onnx
+    from fetch_heldout import Heldout
+
+    import nnlat
+    from nnlat.testing import tiny_model
+    from nnlat.testing.records import toy_predictor
+
+    entry = Heldout("toy_pkg-1.0-py3-none-any.whl", "toy_pkg/m.onnx", "", "MIT", 9)
+    file = tmp_path / entry.relative_path()
+    file.parent.mkdir(parents=True)
+    onnx.save(tiny_model(), file)
+    digest = hashlib.sha256(file.read_bytes()).hexdigest()
+    monkeypatch.setattr(judge_heldout, "SETS", {9: [Heldout(**{**vars(entry), "sha256": digest})]})
+    predictor, _ = toy_predictor()
+    predictor.save(tmp_path / "p")
+    platform = predictor.platforms[0]
+    guess = nnlat.predict(file, platform, predictor=predictor, calibrated=False).latency_ms
+    record = {
+        "name": entry.name,
+        "sha256": digest,
+        "status": "ok",
+        "platform": platform,
+        "batch_size": 1,
+        "input_shapes": {},
+        "stats": {"median_ms": guess * 2},
+    }
+    lines = judge_heldout.judge([record], tmp_path, 9, [tmp_path / "p"])
+    assert "| 50.0 % | 0 % | 0 % |" in "\n".join(lines)  # predicted half of "measured"
+
+    monkeypatch.setattr(judge_heldout, "SETS", {9: [entry]})  # a digest that does not match
+    with pytest.raises(SystemExit, match="not the file that was measured"):
+        judge_heldout.judge([record | {"sha256": "0" * 64}], tmp_path, 9, [tmp_path / "p"])
