@@ -37,14 +37,15 @@ def judge(measured: list[dict], cache: Path, heldout_set: int, predictors: list[
     entries = {e.name: e for e in SETS[heldout_set]}
     ok = [m for m in measured if m["status"] == "ok"]
     truth = np.array([m["stats"]["median_ms"] for m in ok])
+    files = [cache / entries[m["name"]].relative_path() for m in ok]
+    for file, m in zip(files, ok, strict=True):
+        if hashlib.sha256(file.read_bytes()).hexdigest() != m["sha256"]:
+            raise SystemExit(f"{file}: not the file that was measured (sha256 differs)")
     columns: dict[str, np.ndarray] = {}
     for path in predictors:
         predictor = Predictor.load(path)
         values = []
-        for m in ok:
-            file = cache / entries[m["name"]].relative_path()
-            if hashlib.sha256(file.read_bytes()).hexdigest() != m["sha256"]:
-                raise SystemExit(f"{file}: not the file that was measured (sha256 differs)")
+        for file, m in zip(files, ok, strict=True):
             prediction = nnlat.predict(
                 file,
                 m["platform"],

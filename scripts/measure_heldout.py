@@ -458,11 +458,11 @@ def main() -> None:
             how = "cached" if result.cached else "measured"
             print(f"{entry.name:58s} {m.status:8s} {how:9s} {shown}", flush=True)
             saved.append({"name": entry.name, "sha256": entry.sha256} | m.model_dump(mode="json"))
-    if args.save:
-        from nnlat.predictor.api import detect_hardware
-
-        fingerprint = detect_hardware().fingerprint
-        lines = [json.dumps(r | {"hardware_fingerprint": fingerprint}) for r in saved]
+    if args.save:  # the fingerprint the measurement recorded: a cached one may be from elsewhere
+        lines = [
+            json.dumps(r | {"hardware_fingerprint": r["environment"].get("hardware_fingerprint")})
+            for r in saved
+        ]
         args.save.write_text("\n".join(lines) + "\n")
         print(f"wrote {len(saved)} measurements to {args.save}")
     if unread:

@@ -279,14 +279,15 @@ def _shape_outputs(model: onnx.ModelProto) -> None:
             tensor_type.shape.SetInParent()
 
 
+def _as_input(tensor: onnx.TensorProto) -> onnx.ValueInfoProto:
+    """The graph input that declares ``tensor``'s name, type and shape."""
+    return onnx.helper.make_tensor_value_info(tensor.name, tensor.data_type, list(tensor.dims))
+
+
 def _initializers_as_inputs(graph: onnx.GraphProto) -> None:
     """List every initializer of ``graph`` that is not a graph input as one (IR 3's rule)."""
     declared = {v.name for v in graph.input}
-    for tensor in graph.initializer:
-        if tensor.name not in declared:
-            graph.input.append(
-                onnx.helper.make_tensor_value_info(tensor.name, tensor.data_type, list(tensor.dims))
-            )
+    graph.input.extend(_as_input(t) for t in graph.initializer if t.name not in declared)
 
 
 def _weights_as_inputs(model: onnx.ModelProto) -> None:
@@ -300,11 +301,7 @@ def _weights_as_inputs(model: onnx.ModelProto) -> None:
                 kept.append(tensor)
                 continue
             if tensor.name not in declared:
-                top.input.append(
-                    onnx.helper.make_tensor_value_info(
-                        tensor.name, tensor.data_type, list(tensor.dims)
-                    )
-                )
+                top.input.append(_as_input(tensor))
                 declared.add(tensor.name)
         if len(kept) != len(graph.initializer):
             del graph.initializer[:]
