@@ -9,42 +9,18 @@ intermediate tensors live in the delegate's workspace, not in the arena. This pr
 glibc's count of heap bytes in use (``mallinfo2``: ``uordblks + hblkhd``) before the
 interpreter is made, after it is made, after ``allocate_tensors`` and after one
 ``invoke`` on zeros, and prints the growth at each step (bytes) per repetition: what the
-runtime holds for the model (packed weights, arena, workspaces). glibc only.
+runtime holds for the model (packed weights, arena, workspaces). glibc only. The LiteRT
+backend's memory is now this count (``nnlat.measure.heap``), read after the timed runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import ctypes
 from pathlib import Path
 
 import numpy as np
 
-
-class _MallInfo2(ctypes.Structure):
-    _fields_ = [
-        (name, ctypes.c_size_t)
-        for name in (
-            "arena",
-            "ordblks",
-            "smblks",
-            "hblks",
-            "hblkhd",
-            "usmblks",
-            "fsmblks",
-            "uordblks",
-            "fordblks",
-            "keepcost",
-        )
-    ]
-
-
-def heap_in_use() -> int:
-    """Bytes of heap the process has allocated and not freed (glibc's ``mallinfo2``)."""
-    libc = ctypes.CDLL("libc.so.6")
-    libc.mallinfo2.restype = _MallInfo2
-    info = libc.mallinfo2()
-    return int(info.uordblks + info.hblkhd)
+from nnlat.measure.heap import heap_in_use
 
 
 def main() -> None:

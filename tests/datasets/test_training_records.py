@@ -30,3 +30,28 @@ def test_records_carry_their_source_and_real_world_names() -> None:
         ("onnx", "mine"), ("real-world", "ocr"), ("zoo", "alexnet"), ("zoo", "alexnet"),
     ]  # fmt: skip
     assert {r.source for r in without_realworld(records)} == {"zoo", "onnx"}
+
+
+@pytest.mark.slow
+def test_training_reads_one_memory_method_per_platform() -> None:
+    store = Store.open("sqlite://")
+    build_dataset(
+        store,
+        ["alexnet"],
+        3,
+        [PLATFORM],
+        spec=SPEC,
+        backends=backend_registry({"fake": FakeBackend}),
+    )
+    first, *others = store.list_measurements(platform=PLATFORM)
+    assert all(m.environment["memory"] != "heap_in_use_growth" for m in others)
+    heap = first.model_copy(
+        update={
+            "environment": {**first.environment, "memory": "heap_in_use_growth"},
+            "peak_memory_bytes": 123_456,
+        }
+    )
+    store.add_measurement(heap, replace=True)
+    memory = {r.graph_hash: r.memory_bytes for r in load_records(store)}
+    # The heap count wins; the resident-set figures of the same platform are not mixed in.
+    assert memory == {first.graph_hash: 123_456.0, **{m.graph_hash: None for m in others}}

@@ -74,3 +74,17 @@ def test_outputs_come_back_in_the_irs_layout() -> None:
     bare.set_tensor(detail["index"], inputs[graph.inputs[0].name].transpose(0, 2, 3, 1))
     bare.invoke()
     np.testing.assert_allclose(ours, bare.get_tensor(bare.get_output_details()[0]["index"]))
+
+
+def test_memory_is_the_heap_the_interpreter_holds() -> None:
+    def held(shape: tuple[int, ...]) -> int:
+        result = measure(
+            load(handmade_tflite("ADD", shape)), LiteRtBackend().platform(1, "fp32"), SPEC
+        )
+        assert result.status == "ok" and result.peak_memory_bytes is not None
+        assert result.environment["memory"] == "heap_in_use_growth"  # glibc here
+        return result.peak_memory_bytes
+
+    small, large = held((1, 8, 8, 16)), held((1, 64, 64, 64))
+    # Three float tensors of 1 MiB each (two inputs, the output) live in the arena.
+    assert small > 0 and large - small >= 3 * (64 * 64 * 64 * 4) * 0.9

@@ -75,6 +75,47 @@ def memory_bytes(measurement: Measurement) -> float | None:
     return None
 
 
+# How memory was measured (``environment["memory"]``), most meaningful first. The methods'
+# figures are not comparable (a heap count is not a resident-set growth), so training
+# reads one per platform: the first of these that the platform's measurements have.
+MEMORY_METHODS = (
+    "npu_sram_used",
+    "cuda_max_memory_allocated",
+    "heap_in_use_growth",
+    "rss_hwm_growth",
+    "ru_maxrss_growth",
+)
+
+
+def memory_method(measurement: Measurement) -> str | None:
+    """How a measurement's memory was measured; None when it does not say."""
+    return (measurement.environment or {}).get("memory")
+
+
+def memory_methods(measurements: Sequence[Measurement]) -> dict[str, str | None]:
+    """Per platform, the memory method training reads (see :data:`MEMORY_METHODS`).
+
+    Example:
+        >>> from datetime import UTC, datetime
+        >>> def m(method):
+        ...     return Measurement(graph_hash="h", platform="p", batch_size=1,
+        ...                        input_shapes={}, status="ok", created_at=datetime.now(UTC),
+        ...                        environment={"memory": method})
+        >>> memory_methods([m("rss_hwm_growth"), m("heap_in_use_growth")])
+        {'p': 'heap_in_use_growth'}
+    """
+    rank = {method: i for i, method in enumerate(MEMORY_METHODS)}
+    chosen: dict[str, str | None] = {}
+    for measurement in measurements:
+        method = memory_method(measurement)
+        best = chosen.get(measurement.platform)
+        if measurement.platform not in chosen or rank.get(method, len(rank)) < rank.get(
+            best, len(rank)
+        ):
+            chosen[measurement.platform] = method
+    return chosen
+
+
 def default_cache_dir() -> Path:
     """Where raw features are cached: the user cache directory, per feature version."""
     root = Path(platformdirs.user_cache_dir("nnlat", appauthor=False))
@@ -194,7 +235,9 @@ def load_records(
             their features are read or built.
 
     Returns:
-        Records in the store's order (oldest measurement first).
+        Records in the store's order (oldest measurement first). A record's memory is
+        None where its measurement used another memory method than the platform's
+        others (:func:`memory_methods`).
 
     Example:
         >>> from nnlat.datasets.campaign import build_dataset
@@ -222,6 +265,7 @@ def load_records(
             for m in measurements
             if cache_path(cache_dir, m.graph_hash, dict(m.input_shapes)).exists()
         ]
+    methods = memory_methods(measurements)
     records = []
     models: dict[str, StoredModel] = {}  # a model measured on several platforms: one read
     for done, measurement in enumerate(measurements, start=1):
@@ -239,7 +283,11 @@ def load_records(
                 latency_ms=measurement.stats.median_ms,
                 raw=raw,
                 source=source,
-                memory_bytes=memory_bytes(measurement),
+                memory_bytes=(
+                    memory_bytes(measurement)
+                    if memory_method(measurement) == methods[measurement.platform]
+                    else None
+                ),
                 energy_j=measurement.energy_j,
                 node_shares=_shares(measurement, len(raw.op_types)),
                 hardware=(measurement.environment or {}).get("hardware_fingerprint"),

@@ -20,9 +20,13 @@
 Peak memory, in bytes, is how much the process's resident set grew at its peak during
 preparation and runs: the Linux high-water mark (``VmHWM``, reset through
 ``/proc/self/clear_refs``) minus the resident size before; where the mark cannot be
-reset, the growth of ``ru_maxrss`` if it grew (None otherwise). On a GPU it is the
-device memory PyTorch allocated at its peak. The method is recorded in
-``environment["memory"]``.
+reset, the growth of ``ru_maxrss`` if it grew (None otherwise). A backend that sets
+``heap_memory = True`` (LiteRT, whose small models move the resident set by a page at
+most) gets instead the heap it holds once the runs are over, the prepared model still
+alive, less the heap before preparing (glibc's count, :mod:`nnlat.measure.heap`; the
+resident set where that is missing). On a GPU it is the device memory PyTorch allocated
+at its peak. The method is recorded in ``environment["memory"]``; the methods'
+figures are not comparable, and training reads one per platform.
 
 Energy, in joules per inference, is the host's energy counter (RAPL package domains on a
 CPU, NVML on an NVIDIA GPU; :func:`~nnlat.measure.environment.energy_meter`) read
@@ -65,6 +69,7 @@ from nnlat.measure.environment import (
     energy_meter,
     software_versions,
 )
+from nnlat.measure.heap import heap_in_use
 from nnlat.measure.inputs import check_inputs, load_npz, random_inputs
 from nnlat.measure.node_profile import attribute
 from nnlat.measure.stats import ci_target_met, settled, summarize
@@ -222,12 +227,31 @@ def _status_kib(field: str) -> int | None:
 
 
 class PeakMemory:
-    """Peak resident-memory growth between ``start`` and ``stop`` (see the module docstring)."""
+    """Memory growth between ``start`` and ``stop`` (see the module docstring).
 
-    def __init__(self, device: str) -> None:
+    Args:
+        device: ``cpu`` or ``cuda``.
+        heap: on a CPU, the heap held at ``stop`` less the heap at ``start`` (glibc only;
+            the resident set's peak growth elsewhere).
+
+    Example:
+        >>> import numpy as np
+        >>> memory = PeakMemory("cpu", heap=True)
+        >>> memory.start()
+        >>> block = np.ones(1 << 20, dtype=np.uint8)  # a runtime's arena
+        >>> memory.mark_held()  # the runs are over, the prepared model alive
+        >>> grown = memory.stop()
+        >>> memory.method != "heap_in_use_growth" or grown >= 1 << 20
+        True
+    """
+
+    def __init__(self, device: str, heap: bool = False) -> None:
         self.device = device
+        self.heap = heap
         self.method = "none"
         self._baseline_kib: int | None = None
+        self._baseline_bytes = 0
+        self._held_bytes: int | None = None
         self._maxrss_kib = 0
 
     def start(self) -> None:
@@ -238,6 +262,11 @@ class PeakMemory:
             torch.cuda.reset_peak_memory_stats()
             self.method = "cuda_max_memory_allocated"
             return
+        held = heap_in_use() if self.heap else None
+        if held is not None:
+            self._baseline_bytes = held
+            self.method = "heap_in_use_growth"
+            return
         self._maxrss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         try:
             Path("/proc/self/clear_refs").write_text("5")  # "5" resets VmHWM to VmRSS
@@ -246,12 +275,21 @@ class PeakMemory:
         except OSError:
             self.method = "ru_maxrss_growth"
 
+    def mark_held(self) -> None:
+        """Read the heap held now: call it after the runs, before the model is closed."""
+        if self.method == "heap_in_use_growth":
+            self._held_bytes = heap_in_use()
+
     def stop(self) -> int | None:
-        """Peak growth in bytes, or None when it cannot be known."""
+        """Growth in bytes, or None when it cannot be known."""
         if self.method == "cuda_max_memory_allocated":
             import torch
 
             return int(torch.cuda.max_memory_allocated())
+        if self.method == "heap_in_use_growth":
+            if self._held_bytes is None:  # the runs never finished
+                return None
+            return max(0, self._held_bytes - self._baseline_bytes)
         if self.method == "rss_hwm_growth":
             peak = _status_kib("VmHWM")
             if peak is not None and self._baseline_kib is not None:
@@ -410,7 +448,7 @@ def measure(
     subject = model if isinstance(model, ZooModel) and backend.runs_zoo_modules else graph
     if getattr(backend, "deterministic", False):
         return _estimate(backend, subject, resolved, spec, {**base, "environment": environment})
-    memory = PeakMemory(resolved.device)
+    memory = PeakMemory(resolved.device, heap=getattr(backend, "heap_memory", False))
     meter, no_energy = energy_meter(resolved.device)
     environment["energy"] = meter.method if meter is not None else "none"
     with pinned_cpus(resolved.threads if resolved.device == "cpu" else None) as cpus:
@@ -418,7 +456,7 @@ def measure(
             environment["pinned_cpus"] = ",".join(map(str, cpus))
         memory.start()
         environment["memory"] = memory.method
-        outcome = _prepare_and_time(backend, subject, resolved, spec, arrays, meter)
+        outcome = _prepare_and_time(backend, subject, resolved, spec, arrays, meter, memory)
         peak = memory.stop()
         status, error, compile_ms, timing, timed_form, prepared = outcome
         profile, profile_note = None, None
@@ -527,9 +565,11 @@ def _prepare_and_time(
     spec: MeasureSpec,
     inputs: Mapping[str, np.ndarray],
     meter: EnergyMeter | None = None,
+    memory: PeakMemory | None = None,
 ) -> tuple[str, str | None, float | None, Timing | None, str | None, Prepared | None]:
     """(status, error, compile_ms, timing, timed form, prepared): runtime exceptions become
-    a status. The prepared model is closed already (a profiler makes its own session).
+    a status. The prepared model is closed already (a profiler makes its own session);
+    ``memory`` reads what it held just before.
 
     The timed form is the prepared model's ``timed_form`` (which model an ONNX runtime
     ran, :mod:`nnlat.measure.backends.timed_model`), None for backends that do not say.
@@ -545,6 +585,8 @@ def _prepare_and_time(
     form = getattr(prepared, "timed_form", None)
     try:
         timing = time_runs(prepared, inputs, spec, meter=meter)
+        if memory is not None:
+            memory.mark_held()
     except Exception as exc:  # out of memory, an unsupported kernel found at run time, ...
         return "failed", _error_text("run failed", exc), compile_ms, None, form, None
     finally:

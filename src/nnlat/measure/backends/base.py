@@ -103,6 +103,11 @@ class Backend(Protocol):
         runs_zoo_modules: True when ``prepare`` uses a zoo model's own PyTorch definition,
             so the runner should hand it the :class:`~nnlat.zoo.family.ZooModel` rather
             than the exported graph.
+
+    Optional attributes the runner reads: ``heap_memory`` (True: memory is the heap the
+    prepared model holds, not the resident set's growth; :mod:`nnlat.measure.heap`),
+    ``deterministic`` (an estimate, not a timing), ``source_format`` (the file format
+    the runtime reads).
     """
 
     name: str

@@ -136,6 +136,9 @@ class LiteRtBackend:
     dtypes = ("fp32", "int8")
     runs_zoo_modules = False
     source_format = "tflite"
+    # A small model moves the resident set by a page at most: memory is the heap the
+    # interpreter holds (nnlat.measure.heap), measured by the runner.
+    heap_memory = True
 
     def __init__(self, xnnpack: bool = True) -> None:
         self.xnnpack = xnnpack
