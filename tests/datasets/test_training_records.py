@@ -44,10 +44,10 @@ def test_training_reads_one_memory_method_per_platform() -> None:
         backends=backend_registry({"fake": FakeBackend}),
     )
     first, *others = store.list_measurements(platform=PLATFORM)
-    assert all(m.environment["memory"] != "heap_in_use_growth" for m in others)
+    assert all(m.environment["memory"] != "heap_freed_on_close" for m in others)
     heap = first.model_copy(
         update={
-            "environment": {**first.environment, "memory": "heap_in_use_growth"},
+            "environment": {**first.environment, "memory": "heap_freed_on_close"},
             "peak_memory_bytes": 123_456,
         }
     )

@@ -81,7 +81,7 @@ def memory_bytes(measurement: Measurement) -> float | None:
 MEMORY_METHODS = (
     "npu_sram_used",
     "cuda_max_memory_allocated",
-    "heap_in_use_growth",
+    "heap_freed_on_close",
     "rss_hwm_growth",
     "ru_maxrss_growth",
 )
@@ -101,8 +101,8 @@ def memory_methods(measurements: Sequence[Measurement]) -> dict[str, str | None]
         ...     return Measurement(graph_hash="h", platform="p", batch_size=1,
         ...                        input_shapes={}, status="ok", created_at=datetime.now(UTC),
         ...                        environment={"memory": method})
-        >>> memory_methods([m("rss_hwm_growth"), m("heap_in_use_growth")])
-        {'p': 'heap_in_use_growth'}
+        >>> memory_methods([m("rss_hwm_growth"), m("heap_freed_on_close")])
+        {'p': 'heap_freed_on_close'}
     """
     rank = {method: i for i, method in enumerate(MEMORY_METHODS)}
     chosen: dict[str, str | None] = {}

@@ -22,9 +22,9 @@ preparation and runs: the Linux high-water mark (``VmHWM``, reset through
 ``/proc/self/clear_refs``) minus the resident size before; where the mark cannot be
 reset, the growth of ``ru_maxrss`` if it grew (None otherwise). A backend that sets
 ``heap_memory = True`` (LiteRT, whose small models move the resident set by a page at
-most) gets instead the heap it holds once the runs are over, the prepared model still
-alive, less the heap before preparing (glibc's count, :mod:`nnlat.measure.heap`; the
-resident set where that is missing). On a GPU it is the device memory PyTorch allocated
+most) gets instead the heap its prepared model holds after the timed runs, read as what
+closing it frees (glibc's count, :mod:`nnlat.measure.heap`; the resident set where that
+is missing). On a GPU it is the device memory PyTorch allocated
 at its peak. The method is recorded in ``environment["memory"]``; the methods'
 figures are not comparable, and training reads one per platform.
 
@@ -47,6 +47,7 @@ Measurement carrying the runtime's message; nothing the runtime raises escapes.
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import os
 import resource
@@ -227,21 +228,22 @@ def _status_kib(field: str) -> int | None:
 
 
 class PeakMemory:
-    """Memory growth between ``start`` and ``stop`` (see the module docstring).
+    """Memory of one measurement (see the module docstring).
 
     Args:
         device: ``cpu`` or ``cuda``.
-        heap: on a CPU, the heap held at ``stop`` less the heap at ``start`` (glibc only;
-            the resident set's peak growth elsewhere).
+        heap: on a CPU, the heap the prepared model holds, read as what closing it frees
+            (glibc only; the resident set's peak growth elsewhere).
 
     Example:
         >>> import numpy as np
         >>> memory = PeakMemory("cpu", heap=True)
         >>> memory.start()
-        >>> block = np.ones(1 << 20, dtype=np.uint8)  # a runtime's arena
-        >>> memory.mark_held()  # the runs are over, the prepared model alive
-        >>> grown = memory.stop()
-        >>> memory.method != "heap_in_use_growth" or grown >= 1 << 20
+        >>> arena = np.ones(1 << 20, dtype=np.uint8)  # what a prepared model holds
+        >>> memory.before_close()
+        >>> del arena  # the runner closes the prepared model
+        >>> memory.after_close()
+        >>> memory.method != "heap_freed_on_close" or memory.stop() >= 1 << 20
         True
     """
 
@@ -250,8 +252,8 @@ class PeakMemory:
         self.heap = heap
         self.method = "none"
         self._baseline_kib: int | None = None
-        self._baseline_bytes = 0
         self._held_bytes: int | None = None
+        self._freed_bytes: int | None = None
         self._maxrss_kib = 0
 
     def start(self) -> None:
@@ -262,10 +264,8 @@ class PeakMemory:
             torch.cuda.reset_peak_memory_stats()
             self.method = "cuda_max_memory_allocated"
             return
-        held = heap_in_use() if self.heap else None
-        if held is not None:
-            self._baseline_bytes = held
-            self.method = "heap_in_use_growth"
+        if self.heap and heap_in_use() is not None:
+            self.method = "heap_freed_on_close"
             return
         self._maxrss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         try:
@@ -275,10 +275,21 @@ class PeakMemory:
         except OSError:
             self.method = "ru_maxrss_growth"
 
-    def mark_held(self) -> None:
-        """Read the heap held now: call it after the runs, before the model is closed."""
-        if self.method == "heap_in_use_growth":
+    # The heap is read around the close, not from before preparing: what a process
+    # allocates for good on its first measurement (a runtime's one-time set-up, modules
+    # imported on first use) would otherwise count, and the first model of a process
+    # read 25-50 % high. Garbage is collected first, so only the model's memory is freed.
+    def before_close(self) -> None:
+        """Read the heap in use: after the timed runs, just before the model is closed."""
+        if self.method == "heap_freed_on_close":
+            gc.collect()
             self._held_bytes = heap_in_use()
+
+    def after_close(self) -> None:
+        """Read what closing the prepared model freed."""
+        if self.method == "heap_freed_on_close" and self._held_bytes is not None:
+            gc.collect()
+            self._freed_bytes = self._held_bytes - (heap_in_use() or 0)
 
     def stop(self) -> int | None:
         """Growth in bytes, or None when it cannot be known."""
@@ -286,10 +297,8 @@ class PeakMemory:
             import torch
 
             return int(torch.cuda.max_memory_allocated())
-        if self.method == "heap_in_use_growth":
-            if self._held_bytes is None:  # the runs never finished
-                return None
-            return max(0, self._held_bytes - self._baseline_bytes)
+        if self.method == "heap_freed_on_close":
+            return None if self._freed_bytes is None else max(0, self._freed_bytes)
         if self.method == "rss_hwm_growth":
             peak = _status_kib("VmHWM")
             if peak is not None and self._baseline_kib is not None:
@@ -569,7 +578,7 @@ def _prepare_and_time(
 ) -> tuple[str, str | None, float | None, Timing | None, str | None, Prepared | None]:
     """(status, error, compile_ms, timing, timed form, prepared): runtime exceptions become
     a status. The prepared model is closed already (a profiler makes its own session);
-    ``memory`` reads what it held just before.
+    ``memory`` reads the heap around the close.
 
     The timed form is the prepared model's ``timed_form`` (which model an ONNX runtime
     ran, :mod:`nnlat.measure.backends.timed_model`), None for backends that do not say.
@@ -585,11 +594,14 @@ def _prepare_and_time(
     form = getattr(prepared, "timed_form", None)
     try:
         timing = time_runs(prepared, inputs, spec, meter=meter)
-        if memory is not None:
-            memory.mark_held()
     except Exception as exc:  # out of memory, an unsupported kernel found at run time, ...
-        return "failed", _error_text("run failed", exc), compile_ms, None, form, None
-    finally:
         with contextlib.suppress(Exception):
             prepared.close()
+        return "failed", _error_text("run failed", exc), compile_ms, None, form, None
+    if memory is not None:
+        memory.before_close()
+    with contextlib.suppress(Exception):
+        prepared.close()
+    if memory is not None:
+        memory.after_close()
     return "ok", None, compile_ms, timing, form, prepared

@@ -137,7 +137,7 @@ class LiteRtBackend:
     runs_zoo_modules = False
     source_format = "tflite"
     # A small model moves the resident set by a page at most: memory is the heap the
-    # interpreter holds (nnlat.measure.heap), measured by the runner.
+    # interpreter holds, read by the runner as what closing it frees (nnlat.measure.heap).
     heap_memory = True
 
     def __init__(self, xnnpack: bool = True) -> None:
