@@ -6,7 +6,8 @@ Run:  python scripts/edge_dataset_summary.py --db sqlite:////work/campaign/edge.
 Reads a store holding the edge campaign (or an imported ``data/edge-*.jsonl.gz``) and
 prints PerfSAGE's Table 2 shape for what was *measured*: distinct models per space, the
 ranges of operators (IR nodes), weights and MACs, and per platform the number of results,
-the latency range, the memory range (SRAM on a Vela NPU, resident-set growth on a CPU)
+the latency range, the memory range (SRAM on a Vela NPU; on a CPU what the measurements'
+memory method reads, named in the row: LiteRT's heap, another runtime's resident set)
 and how many models Vela could not place whole on the NPU. The architecture-side table
 (TFLite operators, tensors, file sizes, operator types) is ``reports/edge_spaces/``.
 """
@@ -14,6 +15,7 @@ and how many models Vela could not place whole on the NPU. The architecture-side
 from __future__ import annotations
 
 import argparse
+import statistics
 from collections import defaultdict
 from pathlib import Path
 
@@ -70,8 +72,24 @@ def summary_lines(store: Store) -> list[str]:
             + " | ".join(_span([m.stats.median_ms for m in o], ".2f") for o in ok)  # type: ignore[union-attr]
             + " |"
         )
+        # The spread of a measurement's own repetitions: how quiet the host was.
+        lines.append(
+            "| latency CV, median | "
+            + " | ".join(
+                f"{statistics.median(m.stats.cv for m in o):.3f}"  # type: ignore[union-attr]
+                if o and not all(m.deterministic for m in o)
+                else "–"  # nothing measured, or an estimate (Vela): no spread to show
+                for o in ok
+            )
+            + " |"
+        )
         memory = [[m.peak_memory_bytes / 2**10 for m in o if m.peak_memory_bytes] for o in ok]
-        label = "SRAM used (KiB)" if any(m.npu for o in ok for m in o) else "memory (KiB)"
+        methods = sorted({m.environment.get("memory", "?") for o in ok for m in o})
+        label = (
+            "SRAM used (KiB)"
+            if any(m.npu for o in ok for m in o)
+            else f"memory (KiB, {', '.join(methods)})"
+        )
         lines.append(f"| {label} | " + " | ".join(_span(v, ".0f") for v in memory) + " |")
         if any(m.npu for o in ok for m in o):
             fallback = [sum(bool(m.npu and m.npu.cpu_operators) for m in o) for o in ok]
