@@ -6,7 +6,8 @@ then happen wherever the predictors are, without that hardware:
 
     python scripts/fetch_heldout.py --set 4
     python scripts/judge_heldout.py --set 4 --measured reports/realworld/set4/measured.jsonl \\
-        --predictor src/nnlat/predictor/pretrained [--predictor DIR ...] --out FILE.md
+        --predictor src/nnlat/predictor/pretrained [--predictor DIR ...] [--ensemble] \\
+        --out FILE.md
 
 Each fetched file is checked against the digest the measurement was taken of, loaded at
 the input shapes it was measured with, and predicted by each predictor's head for the
@@ -32,8 +33,18 @@ from nnlat.predictor.predictor import Predictor
 from fetch_heldout import SETS  # isort: skip (scripts/ is on the path when run from it)
 
 
-def judge(measured: list[dict], cache: Path, heldout_set: int, predictors: list[Path]) -> list[str]:
-    """Markdown lines: the summary per predictor, then predicted against measured per model."""
+def judge(
+    measured: list[dict],
+    cache: Path,
+    heldout_set: int,
+    predictors: list[Path],
+    ensemble: bool = False,
+) -> list[str]:
+    """Markdown lines: the summary per predictor, then predicted against measured per model.
+
+    With ``ensemble``, one more column: the geometric mean of the predictors' answers
+    (seeds of one recipe averaged; errors in latency are multiplicative, hence geometric).
+    """
     entries = {e.name: e for e in SETS[heldout_set]}
     ok = [m for m in measured if m["status"] == "ok"]
     truth = np.array([m["stats"]["median_ms"] for m in ok])
@@ -56,6 +67,9 @@ def judge(measured: list[dict], cache: Path, heldout_set: int, predictors: list[
             )
             values.append(prediction.latency_ms)
         columns[f"{path} ({predictor.info.get('name', '?')})"] = np.array(values)
+    if ensemble and len(columns) > 1:
+        logs = np.log(np.maximum(np.stack(list(columns.values())), 1e-9))
+        columns[f"geometric mean of the {len(columns)} above"] = np.exp(logs.mean(axis=0))
     lines = [
         f"{len(ok)} of {len(measured)} files measured ok on "
         f"{sorted({m['platform'] for m in ok})}, hardware "
@@ -89,9 +103,12 @@ def main() -> None:
         default=Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "heldout",
     )
     parser.add_argument("--out", type=Path, help="also write the tables here (Markdown)")
+    parser.add_argument(
+        "--ensemble", action="store_true", help="also judge the predictors' geometric mean"
+    )
     args = parser.parse_args()
     measured = [json.loads(line) for line in args.measured.read_text().splitlines() if line]
-    lines = judge(measured, args.cache, args.heldout_set, args.predictor)
+    lines = judge(measured, args.cache, args.heldout_set, args.predictor, args.ensemble)
     print("\n".join(lines))
     if args.out:
         args.out.write_text("\n".join(lines) + "\n")

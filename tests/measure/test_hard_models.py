@@ -71,6 +71,19 @@ def test_a_model_the_strict_checker_refuses_loads_and_measures(
     assert m.status == "ok", m.error
 
 
+def test_a_graph_without_a_name_measures(platform: str, tmp_path: Path) -> None:
+    # Held-out set 5's crack-tcaptcha matcher: the checker requires a graph name,
+    # onnxruntime runs the file without one, and so must nnlat.
+    model = HARD_MODELS["unnamed_graph"]()
+    with pytest.raises(onnx.checker.ValidationError, match="name"):
+        onnx.checker.check_model(model)
+    path = tmp_path / "unnamed.onnx"
+    onnx.save(model, path)
+    assert summarize(load(path)).flops > 0
+    m = measure(path, platform, _spec("unnamed_graph"))
+    assert m.status == "ok", m.error
+
+
 def test_a_sequence_output_survives_re_declaring_the_batch(platform: str, tmp_path: Path) -> None:
     # onnxruntime's logreg_iris.onnx (held-out set 4): measured at batch 1, its fixed batch
     # of 3 was re-declared, and ZipMap's sequence-of-maps output became an empty tensor type.

@@ -238,6 +238,8 @@ def _prepared(model: onnx.ModelProto) -> onnx.ModelProto:
     _weights_as_inputs(copy)
     if copy.ir_version < 4:  # IR 3 wanted every weight listed as an input; runtimes do not
         _initializers_as_inputs(copy.graph)
+    if not copy.graph.name:  # the checker requires a graph name; runtimes do not read it
+        copy.graph.name = "main"
     toposort(copy, NormalizeOptions())  # the checker wants the order normalisation makes
     return copy
 

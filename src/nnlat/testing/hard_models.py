@@ -512,6 +512,22 @@ def zipmap_classifier(features: int = 4, classes: int = 3) -> onnx.ModelProto:
     return _model(graph, 9, {"ai.onnx.ml": 1})
 
 
+def unnamed_graph(width: int = 8) -> onnx.ModelProto:
+    """A graph with an empty name: the ONNX checker requires one, onnxruntime does not
+    (``crack-tcaptcha``'s ``word_click_matcher.onnx`` ships like this)."""
+    rng = _rng("unnamed")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["h"]), helper.make_node("Relu", ["h"], ["y"])],
+        "",
+        [_value("x", FLOAT, [1, width])],
+        [_value("y", FLOAT, [1, width])],
+        initializer=[_weight(rng, "w", width, width)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = IR_VERSION  # not checked: the checker is what refuses it
+    return model
+
+
 HARD_MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "vad_lstm_if": vad_lstm_if,
     "bert_token_types": bert_token_types,
@@ -524,6 +540,7 @@ HARD_MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "gather_declared_rank": gather_declared_rank,
     "ir3_weight_not_input": ir3_weight_not_input,
     "zipmap_classifier": zipmap_classifier,
+    "unnamed_graph": unnamed_graph,
 }
 
 HARD_MODEL_SHAPES: dict[str, dict[str, tuple[int, ...]]] = {
