@@ -84,14 +84,11 @@ def summary_lines(store: Store) -> list[str]:
             + " |"
         )
         memory = [[m.peak_memory_bytes / 2**10 for m in o if m.peak_memory_bytes] for o in ok]
+        npu = any(m.npu for o in ok for m in o)
         methods = sorted({m.environment.get("memory", "?") for o in ok for m in o})
-        label = (
-            "SRAM used (KiB)"
-            if any(m.npu for o in ok for m in o)
-            else f"memory (KiB, {', '.join(methods)})"
-        )
+        label = "SRAM used (KiB)" if npu else f"memory (KiB, {', '.join(methods)})"
         lines.append(f"| {label} | " + " | ".join(_span(v, ".0f") for v in memory) + " |")
-        if any(m.npu for o in ok for m in o):
+        if npu:
             fallback = [sum(bool(m.npu and m.npu.cpu_operators) for m in o) for o in ok]
             lines.append(
                 "| models with CPU fallback | " + " | ".join(str(n) for n in fallback) + " |"
