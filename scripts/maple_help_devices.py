@@ -25,7 +25,7 @@ import numpy as np
 from nnlat.datasets.published import published_table
 from nnlat.predictor.maple import OpCostTransfer, priced
 from nnlat.predictor.metrics import accuracy_report, spearman
-from nnlat.studies.maple import encode
+from nnlat.studies.maple_spaces import encode_nb201
 
 REFERENCES = (11982, 431, 55, 9, 14451, 8636, 9881, 13479, 6196, 1462)
 HELP_SPEARMAN_10 = 0.932
@@ -40,7 +40,7 @@ with published_table("nas-bench-201").open(newline="") as handle:
     rows = list(csv.reader(handle))
 devices = rows[0][2:]
 index = np.array([int(r[0]) for r in rows[1:]])
-enc = np.stack([encode(r[1]) for r in rows[1:]])
+enc = np.stack([encode_nb201(r[1]) for r in rows[1:]])
 latency = np.array([[float(v) for v in r[2:]] for r in rows[1:]])
 usable = np.flatnonzero((latency > 0).all(axis=1))
 rng = np.random.default_rng(0)

@@ -15,13 +15,13 @@ MAPLE_DATA = Path(__file__).parents[2] / "data" / "maple"
 
 
 @pytest.fixture(scope="session")
-def pool_rows() -> Callable[[Path, int], Path]:
-    """``pool_rows(folder, count)``: ``data/maple/nb201_vela_pool.csv``'s header and first
-    ``count`` architectures, written to ``folder/pool.csv``."""
+def pool_rows() -> Callable[..., Path]:
+    """``pool_rows(folder, count, name="nb201_vela_pool.csv")``: ``data/maple/<name>``'s
+    header and first ``count`` architectures, written to ``folder/pool.csv``."""
 
-    def write(folder: Path, count: int) -> Path:
+    def write(folder: Path, count: int, name: str = "nb201_vela_pool.csv") -> Path:
         table = folder / "pool.csv"
-        with (MAPLE_DATA / "nb201_vela_pool.csv").open(newline="") as source:
+        with (MAPLE_DATA / name).open(newline="") as source:
             rows = list(csv.reader(source))[: count + 1]
         with table.open("w", newline="") as out:
             csv.writer(out).writerows(rows)

@@ -8,7 +8,6 @@ from nnlat.measure.descriptor import HardwareDescriptor
 from nnlat.studies.maple import (
     MapleConfig,
     MapleResult,
-    encode,
     is_test,
     lut_latency_ms,
     op_counts,
@@ -23,12 +22,6 @@ def test_the_split_is_900_and_200_and_interleaved() -> None:
     flags = [is_test(p) for p in range(1100)]
     assert sum(flags) == 200
     assert sum(flags[:110]) == 20
-
-
-def test_encoding_is_one_hot_per_edge() -> None:
-    code = encode("|none~0|+|skip_connect~0|nor_conv_1x1~1|+|avg_pool_3x3~0|none~1|nor_conv_3x3~2|")
-    assert code.shape == (30,) and code.sum() == 6
-    assert code.reshape(6, 5).argmax(1).tolist() == [0, 1, 2, 4, 0, 3]
 
 
 def lut_descriptor() -> HardwareDescriptor:

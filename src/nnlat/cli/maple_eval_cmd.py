@@ -23,13 +23,15 @@ def maple_command(
         typer.Option(help="Descriptors JSON: completed for missing pool devices, then read."),
     ] = Path("data/maple/descriptors.json"),
     methods: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--methods",
             "-m",
-            help="Comma-separated, of nnlat.studies.maple.METHODS, or <base>@<pricing>.",
+            help="Comma-separated, of nnlat.studies.maple.METHODS, or <base>@<pricing> "
+            "[default: every method the space runs, nnlp-ft aside].",
+            show_default=False,
         ),
-    ] = "maple-ops,maple,help,lut,lut-scaled,maple-none,maple-latency,maple-counters,maple-spec",
+    ] = None,
     shots: Annotated[str, typer.Option("--shots", help="k values, comma-separated.")] = "3,10",
     seeds: Annotated[int, typer.Option("--seeds", min=1, help="Draws of the k shots.")] = 2,
     steps: Annotated[int, typer.Option("--steps", min=1, help="Regressor training steps.")] = 400,
@@ -45,14 +47,18 @@ def maple_command(
         typer.Option(min=2, help="nnlp-ft: device groups left out (one pre-training each)."),
     ] = 4,
     nnlp_epochs: Annotated[int, typer.Option(min=1, help="nnlp-ft: pre-training epochs.")] = 30,
+    family: Annotated[
+        str,
+        typer.Option(help="The search space: nasbench201-int8, or cnn-kws (regressors only)."),
+    ] = "nasbench201-int8",
     report_only: ReportOnlyOption = False,
     db: DbUrlOption = None,
 ) -> None:
     """Leave each pool NPU out, adapt from k latencies, compare MAPLE, HELP-style and LUT.
 
     Reads the campaign of scripts/maple_campaign.sh (NAS-Bench-201, int8, on the sixteen
-    Vela devices of nnlat.measure.pool) from --db, or its export from --table. Example:
-    `nnlat eval maple --table data/maple/nb201_vela_pool.csv --shots 3,10`.
+    Vela devices of nnlat.measure.pool; or --family cnn-kws) from --db, or its export from
+    --table. Example: `nnlat eval maple --table data/maple/nb201_vela_pool.csv --shots 3,10`.
     """
     import os
 
@@ -61,11 +67,18 @@ def maple_command(
     from nnlat.studies.results import Results, read_jsonl
 
     os.environ.setdefault("NNLAT_VELA_CONFIG", str(pool_config()))
+    try:
+        chosen = tuple(comma_list(methods)) if methods else study.default_methods(family)
+        for method in chosen:
+            study.method_pricing(method)
+        study.check_space(family, chosen)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
     config = study.MapleConfig(
         db=db or "",
         descriptors=str(descriptors),
         devices=VELA_POOL,
-        methods=tuple(comma_list(methods)),
+        methods=chosen,
         shots=tuple(ints(shots)),
         seeds=seeds,
         steps=steps,
@@ -73,12 +86,8 @@ def maple_command(
         table=None if table is None else str(table),
         nnlp_folds=nnlp_folds,
         nnlp_epochs=nnlp_epochs,
+        family=family,
     )
-    for method in config.methods:
-        try:
-            study.method_pricing(method)
-        except ValueError as error:
-            raise typer.BadParameter(str(error)) from None
     out.mkdir(parents=True, exist_ok=True)
     with user_errors():
         if report_only:

@@ -65,11 +65,12 @@ from nnlat.measure.descriptor import HardwareDescriptor, characterise_vela, load
 from nnlat.predictor.maple import MapleRegressor, OpCostTransfer, mixing_weights, priced
 from nnlat.predictor.metrics import accuracy_report, spearman
 from nnlat.studies.maple_nnlp import NnlpTransfer, arch_graphs
+from nnlat.studies.maple_spaces import NB201, space_of
 from nnlat.studies.maple_traffic import PRICINGS, price, primitive_costs
 from nnlat.studies.results import Results, read_jsonl, record_result
-from nnlat.zoo.nasbench201 import ALL_CONV3X3, OPS, arch_config, parse_arch
+from nnlat.zoo.nasbench201 import ALL_CONV3X3, arch_config
 
-FAMILY = "nasbench201-int8"
+FAMILY = NB201.family
 VARIANTS = 1100  # the campaign's first 1,100 draws: 900 training, 200 test
 SHOTS = (3, 10)
 PARTS = {
@@ -91,6 +92,7 @@ METHODS = (
 )  # fmt: skip
 PRICED = ("maple-ops", "maple-lut", "lut", "lut-scaled", "nnlp-lut")  # take ``@<pricing>``
 DEFAULT_METHODS = ("maple-ops", "maple", "help", "lut", "lut-scaled")
+COMPOSING = ("maple-ops", "maple-lut", "lut", "lut-scaled", "nnlp-lut")  # need Space.composes
 
 
 def method_pricing(method: str) -> tuple[str, str]:
@@ -117,6 +119,39 @@ def method_pricing(method: str) -> tuple[str, str]:
     return base, pricing or "compute"
 
 
+def default_methods(family: str) -> tuple[str, ...]:
+    """What ``nnlat eval maple`` runs on a space unless told: all but ``nnlp-ft`` (slow).
+
+    Example:
+        >>> default_methods("cnn-kws")
+        ('maple', 'help', 'maple-none', 'maple-latency', 'maple-counters', 'maple-spec')
+    """
+    everything = ("maple-ops", "maple", "help", "lut", "lut-scaled", *PARTS)
+    methods = dict.fromkeys(everything)  # ordered, without repeats
+    if not space_of(family).composes:
+        methods = {m: None for m in methods if m not in COMPOSING}
+    return tuple(methods)
+
+
+def check_space(family: str, methods: Sequence[str]) -> None:
+    """Refuse methods that compose primitives on a space that has none to compose.
+
+    Raises:
+        ValueError: an unknown space, or which methods it cannot run and what it can.
+
+    Example:
+        >>> check_space("cnn-kws", ["maple", "help"])
+    """
+    if space_of(family).composes:
+        return
+    composing = [m for m in methods if method_pricing(m)[0] in COMPOSING]
+    if composing:
+        raise ValueError(
+            f"{', '.join(composing)} compose the search space's primitives, which {family} "
+            "has none of: use maple, its ablation (maple-<parts>), help or nnlp-ft"
+        )
+
+
 def is_test(position: int) -> bool:
     """Whether the campaign's variant at ``position`` (0-based) is a test architecture.
 
@@ -140,33 +175,21 @@ def is_validation(position: int) -> bool:
     return position % 11 in (2, 7)
 
 
-def encode(arch: str) -> np.ndarray:
-    """One-hot operation matrix of a cell (MAPLE's encoding, after White et al.): 6 × 5 → 30.
-
-    Example:
-        >>> encode(ALL_CONV3X3).reshape(6, 5)[0].tolist()
-        [0.0, 0.0, 0.0, 1.0, 0.0]
-    """
-    edges = [op for node in parse_arch(arch) for op, _ in node]
-    out = np.zeros((len(edges), len(OPS)))
-    for row, op in enumerate(edges):
-        out[row, OPS.index(op)] = 1.0
-    return out.ravel()
-
-
 @dataclass(frozen=True)
 class PoolData:
     """The campaign's latencies, one row per variant position.
 
     Attributes:
-        archs: NAS-Bench-201 strings, by position.
+        archs: the space's architecture strings (:attr:`Space.arch`), by position.
         devices: platform names, the columns of ``latency_ms``.
         latency_ms: ``(positions, devices)``; NaN where not (yet) measured.
+        family: the search space's zoo family (:data:`~nnlat.studies.maple_spaces.SPACES`).
     """
 
     archs: tuple[str, ...]
     devices: tuple[str, ...]
     latency_ms: np.ndarray
+    family: str = FAMILY
 
     def complete(self) -> np.ndarray:
         """Positions measured on every device, in order."""
@@ -184,6 +207,7 @@ def load_pool(db: str, devices: Sequence[str], family: str = FAMILY) -> PoolData
 
     from nnlat.store import Store
 
+    space = space_of(family)
     query = sa.text(
         "SELECT m.id, m.zoo_spec, p.name, ms.median_ms FROM measurements ms "
         "JOIN models m ON ms.model_id = m.id JOIN platforms p ON p.id = ms.platform_id "
@@ -200,13 +224,13 @@ def load_pool(db: str, devices: Sequence[str], family: str = FAMILY) -> PoolData
         if model_id not in position:
             continue
         spec = json.loads(spec) if isinstance(spec, str) else spec
-        archs[position[model_id]] = spec["config"]["arch"]
+        archs[position[model_id]] = space.arch(spec["config"])
         if platform in column:
             latency[position[model_id], column[platform]] = median_ms
-    return PoolData(tuple(archs), tuple(devices), latency)
+    return PoolData(tuple(archs), tuple(devices), latency, family)
 
 
-def load_table(path: Path) -> PoolData:
+def load_table(path: Path, family: str = FAMILY) -> PoolData:
     """Read :func:`write_table`'s CSV back (its rows are complete; positions kept).
 
     Example:
@@ -228,7 +252,7 @@ def load_table(path: Path) -> PoolData:
     for row in body:
         archs[int(row[0])] = row[2]
         latency[int(row[0])] = [float(v) for v in row[3:]]
-    return PoolData(tuple(archs), devices, latency)
+    return PoolData(tuple(archs), devices, latency, family)
 
 
 def nb201_workloads(cache: Path | None = None) -> dict[str, bytes]:
@@ -321,6 +345,8 @@ class MapleConfig:
         nnlp_folds: ``nnlp-ft`` leaves the devices out in this many groups (one
             pre-training each; the pool's size leaves them out one by one).
         nnlp_epochs: ``nnlp-ft``'s pre-training epochs.
+        family: the search space (:data:`~nnlat.studies.maple_spaces.SPACES`); a space
+            whose primitives do not compose runs the regressors and ``nnlp-ft`` only.
     """
 
     db: str
@@ -335,6 +361,7 @@ class MapleConfig:
     table: str | None = None
     nnlp_folds: int = 4
     nnlp_epochs: int = 30
+    family: str = FAMILY
 
 
 @dataclass(frozen=True)
@@ -413,8 +440,9 @@ def _nnlp_name(base: str, pricing: str) -> str:
 def _predict(method: str, fold: _Fold, steps: int, seed: int) -> np.ndarray:
     devices = fold.data.devices
     method, pricing = method_pricing(method)
-    design = fold.designs[pricing]
-    lut = design.sum(axis=2).T  # (positions, devices)
+    if method in COMPOSING:
+        design = fold.designs[pricing]
+        lut = design.sum(axis=2).T  # (positions, devices)
     if method in NNLP:
         key = _nnlp_name(method, pricing)
         if key not in fold.nnlp:
@@ -493,7 +521,13 @@ def run(
 
     # Hundreds of small full-batch fits: intra-op threads only contend on a shared core.
     torch.set_num_threads(1)
-    data = load_table(Path(config.table)) if config.table else load_pool(config.db, config.devices)
+    space = space_of(config.family)
+    check_space(space.family, config.methods)
+    data = (
+        load_table(Path(config.table), space.family)
+        if config.table
+        else load_pool(config.db, config.devices, space.family)
+    )
     descriptors = load_descriptors(Path(config.descriptors))
     missing = [d for d in config.devices if d not in descriptors]
     if missing:
@@ -514,12 +548,14 @@ def run(
     done = [r for r in (read_jsonl(path, MapleResult) if path else []) if r.data_key == key]
     seen = {(r.device, r.method, r.shots, r.seed) for r in done}
     results: list[MapleResult] = list(done)
-    enc = np.stack([encode(a) for a in data.archs])
-    counts = np.stack([op_counts(a) for a in data.archs])
+    enc = np.stack([space.encode(a) for a in data.archs])
     designs, traffic = {}, {}
-    for pricing in sorted({method_pricing(m)[1] for m in config.methods}):
-        found = price(data.archs, descriptors, data.devices, pricing, arch_config(ALL_CONV3X3))
-        designs[pricing], traffic[pricing] = priced(counts, found.costs), found.traffic_ms
+    if space.composes:
+        counts = np.stack([op_counts(a) for a in data.archs])
+        for pricing in sorted({method_pricing(m)[1] for m in config.methods}):
+            base = arch_config(ALL_CONV3X3)  # the space's widths and resolutions
+            found = price(data.archs, descriptors, data.devices, pricing, base)
+            designs[pricing], traffic[pricing] = priced(counts, found.costs), found.traffic_ms
     distance = descriptor_distances(descriptors, data.devices)
     nnlp = {}
     for method in config.methods:
@@ -528,7 +564,7 @@ def run(
             name = _nnlp_name(base, pricing)
             prior = None if base == "nnlp-ft" else designs[pricing].sum(axis=2).T
             nnlp[name] = NnlpTransfer(
-                arch_graphs(data.archs),
+                arch_graphs(data.archs, space),
                 data.latency_ms,
                 list(data.devices),
                 config.nnlp_folds,
@@ -790,7 +826,8 @@ def report(study: Results[MapleConfig, MapleResult], out: Path, command: str) ->
         "`scripts/maple_campaign.sh`, see `data/maple/README.md`).",
         "",
         f"Pool: {len(config.devices)} Ethos-U NPUs through Vela (`nnlat.measure.pool.VELA_POOL`). "
-        f"Data: NAS-Bench-201 int8 TFLite, complete positions × devices = {', '.join(keys)}. "
+        f"Data: {space_of(config.family).label}, complete positions × devices = "
+        f"{', '.join(keys)}. "
         f"Descriptor: {len(example.workloads)} primitive workloads × "
         f"{len(example.counter_names)} Vela counters + {len(example.spec)} specification "
         f"values = {example.vector().size} numbers per device.",

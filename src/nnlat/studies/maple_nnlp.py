@@ -7,10 +7,11 @@ target device gets a new head (initialised from the source head closest to its k
 NNLQP §6.2) that alone is trained on the k shots (:func:`nnlat.predictor.transfer.fine_tune`,
 ``part="heads"``). It sees no descriptor: what it knows of the device is the k latencies.
 
-The graph NNLP reads is the architecture's ONNX export on the standard NAS-Bench-201
-skeleton (:func:`nnlat.zoo.nasbench201.arch_config`), the network the pool's int8 TFLite
-files were converted from. Its raw features are cached per architecture, so a rerun does
-not export 1,100 networks again.
+The graph NNLP reads is the search space's export (:attr:`Space.graph_family`): for
+NAS-Bench-201 the architecture's ONNX export on the standard skeleton
+(:func:`nnlat.zoo.nasbench201.arch_config`), the network the pool's int8 TFLite files were
+converted from; for a TFLite space its int8 file. Its raw features are cached per
+architecture, so a rerun does not export 1,100 networks again.
 
 With a ``prior`` (the study's ``nnlp-lut``: the look-up-table sum of the architecture's
 primitives on the device, from its descriptor) the network learns the correction factor
@@ -36,26 +37,27 @@ import numpy as np
 from nnlat.datasets.training import default_cache_dir
 from nnlat.features.raw import RawFeatures, raw_features
 from nnlat.features.records import LatencyRecord
-from nnlat.graph import graph_key, load
+from nnlat.graph import graph_key
 from nnlat.predictor.predictor import Predictor
 from nnlat.predictor.training import TrainSettings
 from nnlat.predictor.transfer import FINE_TUNE_SETTINGS, fine_tune
-from nnlat.zoo.nasbench201 import arch_config
+from nnlat.studies.maple_spaces import NB201, Space
 from nnlat.zoo.registry import get_family
-
-FAMILY = "nasbench201"
 
 
 @dataclass(frozen=True)
 class ArchGraph:
-    """One architecture's graph as NNLP reads it: its hash and raw features."""
+    """One architecture's graph as NNLP reads it: its hash, raw features and zoo family."""
 
     graph_hash: str
     raw: RawFeatures
+    family: str = NB201.graph_family
 
 
-def arch_graphs(archs: Sequence[str], cache_dir: Path | None = None) -> list[ArchGraph]:
-    """The raw features of each NAS-Bench-201 architecture, exported once and cached.
+def arch_graphs(
+    archs: Sequence[str], space: Space = NB201, cache_dir: Path | None = None
+) -> list[ArchGraph]:
+    """The raw features of each architecture of ``space``, exported once and cached.
 
     Example:
         >>> from nnlat.zoo.nasbench201 import ALL_CONV3X3
@@ -63,9 +65,9 @@ def arch_graphs(archs: Sequence[str], cache_dir: Path | None = None) -> list[Arc
         >>> len(g.raw.op_types) > 0
         True
     """
-    folder = (cache_dir or default_cache_dir()) / "nasbench201-archs"
+    folder = (cache_dir or default_cache_dir()) / f"{space.graph_family}-archs"
     folder.mkdir(parents=True, exist_ok=True)
-    family = get_family(FAMILY)
+    family = get_family(space.graph_family)
     graphs = []
     for arch in archs:
         path = folder / f"{hashlib.sha256(arch.encode()).hexdigest()[:20]}.npz"
@@ -73,15 +75,15 @@ def arch_graphs(archs: Sequence[str], cache_dir: Path | None = None) -> list[Arc
             with np.load(path) as arrays:
                 stored = dict(arrays)
             digest = str(stored.pop("graph_hash"))
-            graphs.append(ArchGraph(digest, RawFeatures.from_arrays(stored)))
+            graphs.append(ArchGraph(digest, RawFeatures.from_arrays(stored), space.graph_family))
             continue
-        graph = load(family.model(arch_config(arch)).to_onnx())
+        graph = family.model(space.config(arch)).to_graph()
         raw = raw_features(graph)
         digest = graph_key(graph).digest
         tmp = path.with_name(f".{path.stem}.tmp.npz")
         np.savez(tmp, graph_hash=np.array(digest), **raw.to_arrays())
         tmp.replace(path)  # a reader never sees half a file
-        graphs.append(ArchGraph(digest, raw))
+        graphs.append(ArchGraph(digest, raw, space.graph_family))
     return graphs
 
 
@@ -121,7 +123,7 @@ class NnlpTransfer:
     def _record(self, position: int, device: int) -> LatencyRecord:
         g = self.graphs[position]
         latency = float(self.latency_ms[position, device] / self._prior(position, device))
-        return LatencyRecord(g.graph_hash, FAMILY, self.devices[device], 1, latency, g.raw)
+        return LatencyRecord(g.graph_hash, g.family, self.devices[device], 1, latency, g.raw)
 
     def _prior(self, position: int, device: int) -> float:
         return 1.0 if self.prior_ms is None else float(self.prior_ms[position, device])

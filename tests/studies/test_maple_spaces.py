@@ -1,0 +1,69 @@
+"""The search spaces of the MAPLE study: encodings and the table's architecture strings."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nnlat.studies.maple import MapleConfig, load_table, run
+from nnlat.studies.maple_spaces import SPACES, encode_kws, encode_nb201, kws_arch, space_of
+from nnlat.zoo.edge.cnn_kws import KwsConfig, Layer, sample
+
+
+def test_the_nb201_encoding_is_one_hot_per_edge() -> None:
+    code = encode_nb201(
+        "|none~0|+|skip_connect~0|nor_conv_1x1~1|+|avg_pool_3x3~0|none~1|nor_conv_3x3~2|"
+    )
+    assert code.shape == (30,) and code.sum() == 6
+    assert code.reshape(6, 5).argmax(1).tolist() == [0, 1, 2, 4, 0, 3]
+
+
+def test_a_keyword_spotter_round_trips_through_its_table_string() -> None:
+    config = sample(random.Random(3))
+    arch = kws_arch(config.to_config())
+    assert KwsConfig.from_config(SPACES["cnn-kws"].config(arch)) == config
+    assert arch == kws_arch(json.loads(arch))  # canonical: one string per recipe
+
+
+def test_the_kws_encoding_places_each_layer_in_its_slot() -> None:
+    config = KwsConfig(49, 10, 12, 512, (10, 4), (Layer(32, (7, 1)), Layer(128, (1, 5))))
+    code = encode_kws(kws_arch(config.to_config()))
+    first, slots = code[:8], code[8:].reshape(8, 9)
+    assert first.tolist() == [0, 0, 0, 1, 0, 0, 1, 1.0]  # time 10, frequency 4, widest
+    assert slots[:, 0].tolist() == [1, 1, 0, 0, 0, 0, 0, 0]  # two layers present
+    assert slots[0, 1] == 0.0 and slots[1, 1] == pytest.approx(0.5)  # 32 and 128 channels
+    assert slots[0, 2:].tolist() == [0, 0, 0, 1, 1, 0, 0]  # depthwise 7 × 1
+    assert not slots[2:].any()
+
+
+def test_distinct_keyword_spotters_encode_differently() -> None:
+    rng = random.Random(0)
+    archs = {kws_arch(sample(rng).to_config()) for _ in range(200)}
+    codes = {encode_kws(a).tobytes() for a in archs}
+    assert len(codes) == len(archs)
+    assert all(np.isfinite(np.frombuffer(c)).all() for c in codes)
+
+
+def test_an_unknown_space_is_refused_with_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="nasbench201-int8, cnn-kws"):
+        space_of("cnn-imagenet")
+
+
+def test_the_regressors_run_on_the_keyword_spotting_pool_and_lookup_tables_are_refused(
+    tmp_path: Path,
+    pool_rows: Callable[..., Path],
+    small_study: Callable[..., MapleConfig],
+) -> None:
+    table = pool_rows(tmp_path, 22, "kws_vela_pool.csv")  # 18 training, 4 test
+    devices = load_table(table, "cnn-kws").devices
+    methods = ("maple", "help")
+    results = run(small_study(table, devices, methods, steps=5, family="cnn-kws")).rows
+    assert len(results) == len(devices) * len(methods) == 32
+    assert all(r.test_archs == 4 and np.isfinite(r.mape) for r in results)
+    with pytest.raises(ValueError, match="lut compose the search space's primitives"):
+        run(small_study(table, devices, ("lut",), family="cnn-kws"))
