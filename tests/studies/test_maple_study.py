@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from nnlat.measure.descriptor import HardwareDescriptor
@@ -62,3 +64,25 @@ def test_render_makes_table_one_with_a_mean_row_and_the_ablation() -> None:
     assert "| **mean** | 0.900 | 0.900 | 0.900 | 0.900 |" in text
     assert "| maple-none | none |" in text
     np.testing.assert_equal("help k=3" in text, False)
+
+
+def test_saved_rows_are_of_one_snapshot_and_methods_are_described_only_when_run(
+    tmp_path: Path,
+) -> None:
+    import dataclasses
+
+    from nnlat.studies.maple import _method_notes, saved
+    from nnlat.studies.results import record_result
+
+    out = tmp_path / "results.jsonl"
+    device = "u55_32.a.b-vela5.2-int8"
+    old = MapleResult(device, "maple", 3, 0, 70, 15, 0.5, 0.5, 0.2, 0.9, 0, "85x2")
+    for row in (old, dataclasses.replace(old, data_key="1100x2", acc_10=0.9)):
+        record_result([], row, out)
+    config = MapleConfig("", "", ("u55_32.a.b-vela5.2-int8",), out=str(out))
+    assert [r.data_key for r in saved(config).rows] == ["1100x2"]  # the largest snapshot
+    notes = " ".join(_method_notes(config, {"maple", "help"}))
+    assert "`maple` = MAPLE's dual-stream regressor on [one-hot cell" in notes
+    assert "`help`" in notes and "`maple-ops`" not in notes and "`nnlp-ft`" not in notes
+    kws = dataclasses.replace(config, family="cnn-kws")
+    assert "80-number layer encoding" in " ".join(_method_notes(kws, {"maple"}))

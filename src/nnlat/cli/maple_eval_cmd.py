@@ -64,7 +64,6 @@ def maple_command(
 
     from nnlat.measure.pool import VELA_POOL, pool_config
     from nnlat.studies import maple as study
-    from nnlat.studies.results import Results, read_jsonl
 
     os.environ.setdefault("NNLAT_VELA_CONFIG", str(pool_config()))
     try:
@@ -91,7 +90,7 @@ def maple_command(
     out.mkdir(parents=True, exist_ok=True)
     with user_errors():
         if report_only:
-            results = Results(config, read_jsonl(out / RESULTS, study.MapleResult))
+            results = study.saved(config)
         else:
             if db is None and table is None:
                 raise typer.BadParameter("--db or --table is needed (the campaign's latencies)")

@@ -509,6 +509,24 @@ def _data_key(data: PoolData) -> str:
     return f"{len(data.complete())}x{len(data.devices)}"
 
 
+def saved(config: MapleConfig) -> Results[MapleConfig, MapleResult]:
+    """The rows ``config.out`` holds for the data ``config`` reads, nothing trained.
+
+    A results file keeps the rows of earlier, smaller snapshots of a campaign (a rerun on
+    more data resumes beside them); a report is of one snapshot only: the table's (or
+    the database's) when ``config.table`` is given, otherwise the snapshot with the most
+    complete positions.
+    """
+    rows = read_jsonl(Path(config.out), MapleResult) if config.out else []
+    if config.table:
+        data = load_table(Path(config.table), space_of(config.family).family)
+        key = _data_key(data) + ("-validation" if config.validation else "")
+    else:
+        keys = {r.data_key for r in rows if r.data_key.endswith("-validation") == config.validation}
+        key = max(keys, key=lambda k: int(k.split("x")[0]), default="")
+    return Results(config, [r for r in rows if r.data_key == key])
+
+
 def run(
     config: MapleConfig, on_result: Callable[[MapleResult], None] | None = None
 ) -> Results[MapleConfig, MapleResult]:
@@ -802,6 +820,72 @@ def _status(rows: Sequence[MapleResult], devices: int) -> list[str]:
     ]
 
 
+def _method_notes(config: MapleConfig, ran: set[str]) -> list[str]:
+    """What each method that ran is, in the report's words (a method that did not run on
+    this space is not described)."""
+    space = space_of(config.family)
+    bases = {method_pricing(m)[0] for m in ran} | ran
+    notes = [
+        (
+            ("maple-ops",),
+            "`maple-ops` = nnlat's variant: the architecture's converted-operator counts "
+            "(live nodes, merged pools, standalone ReLUs) composed with the descriptor's "
+            "primitive latencies; each pool device's per-operator efficiency (least-squares "
+            "cost / descriptor cost) carried to the target and weighted by its fit on the k "
+            "shots (designed on this 85-architecture snapshot with its test rows in view: "
+            "optimistic until rerun on positions ≥ 85, see findings.md);",
+        ),
+        (
+            ("maple",),
+            f"`maple` = MAPLE's dual-stream regressor on [{space.encoding}; descriptor] with "
+            "the k shots mixed in (eq. 3 weights);",
+        ),
+        (
+            ("maple-lut",),
+            "`maple-lut` = the same, with the descriptor also composed with the architecture "
+            "as the sum of its primitives' latencies, the network predicting measured / sum "
+            "(nnlat's variant, added after `maple`'s first test numbers on an earlier "
+            "57-architecture snapshot were seen; not in the paper);",
+        ),
+        (
+            ("help",),
+            "`help` = HELP's kind of descriptor (the device's latencies on k reference "
+            "architectures = the shots), same regressor;",
+        ),
+        (("lut",), "`lut` = sum of the primitives' latencies (no shots);"),
+        (
+            ("lut-scaled",),
+            "`lut-scaled` = that sum times the median measured/sum ratio of the shots.",
+        ),
+        (tuple(p for p in PARTS if p != "maple"), "`maple-<parts>` = the ablation."),
+        (
+            tuple(TRAFFIC),
+            "`maple-ops-traffic`, `maple-lut-traffic` = `maple-ops`, `maple-lut` with the "
+            "primitives' activation traffic priced where the network keeps it "
+            "(`nnlat.studies.maple_traffic`: on a DRAM-arena configuration, moved to the "
+            "SRAM at its bandwidth; `maple-lut` also given the architecture's traffic time), "
+            "the pricing chosen on validation (`validation.md`).",
+        ),
+        (
+            ("nnlp-ft",),
+            "`nnlp-ft` = NNLQP's transfer of nnlat's graph network "
+            "(`nnlat.studies.maple_nnlp`): NNLP on the architecture's ONNX graph, pre-trained "
+            f"with a head per source device ({config.nnlp_epochs} epochs; the devices left "
+            f"out in {config.nnlp_folds} groups, `i % {config.nnlp_folds}`, so its sources "
+            "are the other groups' devices), then a new head alone fine-tuned on the k "
+            "shots; no descriptor.",
+        ),
+        (
+            ("nnlp-lut", "nnlp-lut-traffic"),
+            "`nnlp-lut-traffic` = the same network learning measured / (the "
+            "`maple-lut-traffic` look-up-table sum), so that the descriptor enters as the "
+            "prior it corrects (nnlat's variant; the pricing taken from `maple-lut-traffic`, "
+            "not chosen again).",
+        ),
+    ]
+    return [text for names, text in notes if bases & set(names)]
+
+
 def report(study: Results[MapleConfig, MapleResult], out: Path, command: str) -> str:
     """The README of ``reports/maple``: command, data, tables, distance map (PNG written)."""
     from nnlat.measure.descriptor import pmu_status
@@ -835,34 +919,7 @@ def report(study: Results[MapleConfig, MapleResult], out: Path, command: str) ->
         f"CPU counters: {pmu_status().reason}.",
         "",
         *_status(study.rows, len(config.devices)),
-        "Methods: `maple-ops` = nnlat's variant: the architecture's converted-operator "
-        "counts (live nodes, merged pools, standalone ReLUs) composed with the descriptor's "
-        "primitive latencies; each pool device's per-operator efficiency (least-squares "
-        "cost / descriptor cost) carried to the target and weighted by its fit on the k "
-        "shots (designed on this 85-architecture snapshot with its test rows in view: "
-        "optimistic until rerun on positions ≥ 85, see findings.md); "
-        "`maple` = MAPLE's dual-stream regressor on [one-hot cell; descriptor] with "
-        "the k shots mixed in (eq. 3 weights); `maple-lut` = the same, with the descriptor "
-        "also composed with the architecture as the sum of its primitives' latencies, the "
-        "network predicting measured / sum (nnlat's variant, added after `maple`'s first "
-        "test numbers on an earlier 57-architecture snapshot were seen; not in the paper); "
-        "`help` = HELP's kind of descriptor (the device's latencies on k reference "
-        "architectures = the shots), same regressor; `lut` = sum of the primitives' "
-        "latencies (no shots); `lut-scaled` = that sum times the median measured/sum ratio "
-        "of the shots. `maple-<parts>` = the ablation. `maple-ops-traffic`, "
-        "`maple-lut-traffic` = `maple-ops`, `maple-lut` with the primitives' activation "
-        "traffic priced where the network keeps it (`nnlat.studies.maple_traffic`: on a "
-        "DRAM-arena configuration, moved to the SRAM at its bandwidth; `maple-lut` also "
-        "given the architecture's traffic time), the pricing chosen on validation "
-        "(`validation.md`). `nnlp-ft` = NNLQP's transfer of nnlat's graph network "
-        "(`nnlat.studies.maple_nnlp`): NNLP on the architecture's ONNX graph, pre-trained "
-        f"with a head per source device ({config.nnlp_epochs} epochs; the devices left out "
-        f"in {config.nnlp_folds} groups, `i % {config.nnlp_folds}`, so its sources are the "
-        "other groups' devices), then a new head alone fine-tuned on the k shots; no "
-        "descriptor. `nnlp-lut-traffic` = the same network learning measured / (the "
-        "`maple-lut-traffic` look-up-table sum), so that the descriptor enters as the "
-        "prior it corrects (nnlat's variant; the pricing taken from `maple-lut-traffic`, "
-        "not chosen again).",
+        "Methods: " + " ".join(_method_notes(config, {r.method for r in study.rows})),
         "",
         render(study),
         "",

@@ -34,6 +34,7 @@ class Space:
         arch: a stored zoo recipe (``zoo_spec["config"]``) → the table's ``arch`` string.
         config: the inverse: an ``arch`` string → the recipe the family builds.
         encode: an ``arch`` string → MAPLE's architecture encoding (a fixed-length vector).
+        encoding: that encoding in a report's words.
         composes: whether the descriptor's primitives compose with the architecture's
             operator counts (the look-up-table methods need it).
         graph_family: the zoo family whose export ``nnlp-ft`` reads as a graph (for
@@ -45,6 +46,7 @@ class Space:
     arch: Callable[[Config], str]
     config: Callable[[str], Config]
     encode: Callable[[str], np.ndarray]
+    encoding: str
     composes: bool
     graph_family: str
 
@@ -127,6 +129,7 @@ NB201 = Space(
     arch=lambda config: config["arch"],
     config=arch_config,
     encode=encode_nb201,
+    encoding="one-hot cell",
     composes=True,
     graph_family="nasbench201",
 )
@@ -136,6 +139,7 @@ KWS = Space(
     arch=kws_arch,
     config=json.loads,
     encode=encode_kws,
+    encoding="the 80-number layer encoding of `maple_spaces.encode_kws`",
     composes=False,
     graph_family="cnn-kws",
 )
