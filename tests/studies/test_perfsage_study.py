@@ -23,6 +23,21 @@ def spaces() -> list[LatencyRecord]:
     return out
 
 
+def small_latency_study(
+    tmp_path: Path, parts: tuple[str, ...], epochs: int
+) -> study.PerfsageConfig:
+    """Two toy spaces, latency only, a tiny network: ``parts`` in a few seconds."""
+    return study.PerfsageConfig(
+        spaces=("cnn-kws", "cnn-cifar10"),
+        targets=("latency",),
+        settings=TrainSettings(epochs=epochs, device="cpu", valid_fraction=0.25),
+        config={"hidden": 8, "layers": 1, "head_width": 8},
+        parts=parts,
+        test_fraction=0.34,
+        results_path=tmp_path / "results.jsonl",
+    )
+
+
 def test_study_runs_every_part_and_renders(tmp_path: Path) -> None:
     config = study.PerfsageConfig(
         spaces=("cnn-kws", "cnn-cifar10", "vit-cifar100"),  # no vit records: left out
@@ -83,15 +98,7 @@ def test_table7_fits_the_kernel_predictor_on_cpu_latency(tmp_path: Path) -> None
 
 
 def test_the_loss_part_trains_the_log_loss_beside_table6s_perfsage(tmp_path: Path) -> None:
-    config = study.PerfsageConfig(
-        spaces=("cnn-kws", "cnn-cifar10"),
-        targets=("latency",),
-        settings=TrainSettings(epochs=2, device="cpu", valid_fraction=0.25),
-        config={"hidden": 8, "layers": 1, "head_width": 8},
-        parts=("loss",),
-        test_fraction=0.34,
-        results_path=tmp_path / "results.jsonl",
-    )
+    config = small_latency_study(tmp_path, ("loss",), epochs=2)
     results = study.run(config, spaces())
     runs = {(r.method, r.mode, r.trained_on) for r in results.rows}
     assert runs == {
@@ -137,15 +144,7 @@ def test_eval_command_rebuilds_the_report_from_its_results(tmp_path: Path) -> No
 
     from nnlat.cli.main import app
 
-    config = study.PerfsageConfig(
-        spaces=("cnn-kws", "cnn-cifar10"),
-        targets=("latency",),
-        settings=TrainSettings(epochs=1, device="cpu", valid_fraction=0.25),
-        config={"hidden": 8, "layers": 1, "head_width": 8},
-        parts=("table6",),
-        test_fraction=0.34,
-        results_path=tmp_path / "results.jsonl",
-    )
+    config = small_latency_study(tmp_path, ("table6",), epochs=1)
     study.run(config, spaces())
     args = ["eval", "perfsage", "--report-only", "--spaces", "cnn-kws,cnn-cifar10"]
     result = CliRunner().invoke(app, [*args, "--out", str(tmp_path)])
