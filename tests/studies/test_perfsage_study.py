@@ -107,11 +107,14 @@ def test_the_loss_part_trains_the_log_loss_beside_table6s_perfsage(tmp_path: Pat
         ("perfsage-log", "generalised", "all"),
     }
     report = study.render(results)
-    loss = report.split("## The loss")[1]
-    assert "log loss (specialised)" in loss and "hybrid loss (generalised)" in loss
-    # the hybrid rows were not run here: their cells and validation scores are blank
-    assert "| hybrid loss (specialised) | – |" in loss
-    assert "## The loss" not in study.render(dataclasses.replace(results, rows=[]))
+    loss = report.split("## Beyond the paper")[1]
+    assert "PerfSAGE, log loss (specialised)" in loss and "NNLP (nnlat" not in loss
+    assert "## Beyond the paper" not in study.render(dataclasses.replace(results, rows=[]))
+    nnlp = {"hidden": 8, "layers": 1}  # NNLP has no head_width
+    both = study.run(dataclasses.replace(config, parts=("loss", "nnlp"), config=nnlp), spaces())
+    assert ("nnlp", "generalised", "all") in {(r.method, r.mode, r.trained_on) for r in both.rows}
+    beyond = study.render(both).split("## Beyond the paper")[1]
+    assert "| NNLP (nnlat's network, log loss) (specialised) |" in beyond
 
 
 def test_split_is_by_graph_and_the_same_for_every_method() -> None:

@@ -191,7 +191,7 @@ def _network(
     def build(context: MethodContext) -> LatencyEstimator:
         config = {**context.config, **overrides} if configurable else dict(overrides)
         settings = context.settings.model_copy(update=dict(training or {}))
-        return GraphEstimator(name, config, settings, context.random_state)
+        return GraphEstimator(name, config, settings, context.random_state, context.targets)
 
     return Method(build, trains_epochs=True)
 
