@@ -111,7 +111,13 @@ def test_the_loss_part_trains_the_log_loss_beside_table6s_perfsage(tmp_path: Pat
     assert "PerfSAGE, log loss (specialised)" in loss and "NNLP (nnlat" not in loss
     assert "## Beyond the paper" not in study.render(dataclasses.replace(results, rows=[]))
     nnlp = {"hidden": 8, "layers": 1}  # NNLP has no head_width
-    both = study.run(dataclasses.replace(config, parts=("loss", "nnlp"), config=nnlp), spaces())
+    saved = tmp_path / "generalised"
+    both = study.run(
+        dataclasses.replace(config, parts=("loss", "nnlp"), config=nnlp, save_generalised=saved),
+        spaces(),
+    )
+    assert (tmp_path / "generalised-nnlp" / "predictor.json").exists()
+    assert not saved.exists()  # perfsage-log (resumed here) is not kept, nor trained again
     assert ("nnlp", "generalised", "all") in {(r.method, r.mode, r.trained_on) for r in both.rows}
     beyond = study.render(both).split("## Beyond the paper")[1]
     assert "| NNLP (nnlat's network, log loss) (specialised) |" in beyond

@@ -80,7 +80,8 @@ def perfsage_command(
     save_generalised: Annotated[
         Path | None,
         typer.Option(
-            "--save-generalised", help="Save the generalised PerfSAGE predictor to this folder."
+            "--save-generalised",
+            help="Save the generalised PerfSAGE predictor to this folder (NNLP's to FOLDER-nnlp).",
         ),
     ] = None,
     report_only: ReportOnlyOption = False,

@@ -99,7 +99,8 @@ class PerfsageConfig:
         command: the command that ran the study, for the report.
         plot_dir: where the report's figures are written (their names are fixed).
         save_generalised: where to save the generalised ``perfsage`` predictor when it
-            trains (for predictions beyond the four spaces); None: not saved.
+            trains (for predictions beyond the four spaces), and ``nnlp``'s beside it
+            (:func:`generalised_folder`); None: not saved.
         methods: train only the runs of these methods (the others' rows are still read
             from ``results_path``), so that runs can be shared between processes; empty:
             all.
@@ -237,6 +238,23 @@ def widest_space(records: Sequence[LatencyRecord]) -> str:
         values = [r.latency_ms for r in records if r.family == family]
         spans[family] = max(values) / min(values)
     return max(sorted(spans), key=spans.__getitem__)
+
+
+def generalised_folder(base: Path, method: str) -> Path | None:
+    """Where a method's generalised predictor is saved: ``base`` for ``perfsage``,
+    ``<base>-nnlp`` for ``nnlp``; other methods' are not kept.
+
+    Example:
+        >>> generalised_folder(Path("g500"), "nnlp")
+        PosixPath('g500-nnlp')
+        >>> generalised_folder(Path("g500"), "perfsage-log") is None
+        True
+    """
+    if method == "perfsage":
+        return base
+    if method == "nnlp":
+        return base.with_name(f"{base.name}-nnlp")
+    return None
 
 
 def plan(config: PerfsageConfig, spaces: Sequence[str], figure3: str) -> list[Run]:
@@ -393,11 +411,10 @@ def run(
         start = time.perf_counter()
         model = METHODS.get(job.method).build(context).fit(train)
         seconds = time.perf_counter() - start
-        if config.save_generalised is not None and (job.method, job.mode) == (
-            "perfsage",
-            GENERALISED,
-        ):
-            model.predictor_.save(config.save_generalised)  # type: ignore[attr-defined]
+        if config.save_generalised is not None and job.mode == GENERALISED:
+            saved_at = generalised_folder(config.save_generalised, job.method)
+            if saved_at is not None:
+                model.predictor_.save(saved_at)  # type: ignore[attr-defined]
         graphs = len({r.graph_hash for r in train})
         for row in _score(job, model, tests, config.targets, seed, graphs, seconds):
             record_result(results, row, path, on_result)
