@@ -125,19 +125,25 @@ def report(out: Path, predictor_dirs: list[Path], target: Path) -> None:
     rows = [r for r in rows if r["status"] == "ok"]
     raws = [raw_features(load((out / r["file"]).read_bytes())) for r in rows]
     logs = {"latency": [], "memory": []}
+    networks = set()
     for directory in predictor_dirs:
-        heads = Predictor.load(directory).predict_heads(raws)
+        predictor = Predictor.load(directory)
+        networks.add(
+            {"perfsage": "PerfSAGE", "nnlp": "NNLP"}.get(predictor.network, predictor.network)
+        )
+        heads = predictor.predict_heads(raws)
         for name, values in logs.items():
             values.append(np.log(heads[(NPU, name)]))
+    network = " + ".join(sorted(networks))
     latency, sram = (np.exp(np.mean(logs[name], axis=0)) for name in ("latency", "memory"))
     which = ", ".join(f"`{d}`" for d in predictor_dirs)
     if len(predictor_dirs) > 1:
         which = f"the geometric mean of {len(predictor_dirs)} predictors' ({which})"
     lines = [
-        "# PerfSAGE (generalised) on real architectures, Vela NPU",
+        f"# {network} (generalised) on real architectures, Vela NPU",
         "",
         "Made by `scripts/perfsage_real_archs.py` (its docstring has the commands); predictor:"
-        f" {which}, a generalised PerfSAGE saved by `nnlat eval perfsage"
+        f" {which}, a generalised {network} saved by `nnlat eval perfsage"
         " --save-generalised` (which run: the commands in `reports/perfsage/NOTES.md`).",
         f"Platform `{NPU}`. Keras application definitions, random weights, 10 classes, fully"
         " int8 by TensorFlow's converter with random calibration data; none of these graphs is"
