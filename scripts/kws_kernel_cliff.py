@@ -28,6 +28,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -39,16 +40,20 @@ sys.path.insert(0, str(Path(__file__).parent))
 from edge_target_ranks import models
 
 
+def kws_measured(path: str) -> Iterator[tuple[dict, dict]]:
+    """(model, its first ok measurement) of every measured cnn-kws model of a data file."""
+    for row in models(path):
+        ok = [m for m in row["measurements"] if m["status"] == "ok"]
+        if row.get("family") == "cnn-kws" and ok:
+            yield row, ok[0]
+
+
 def data_table(path: str) -> None:
     """Median ns per FLOP and heap bytes per parameter, by depthwise window present."""
     groups: dict[tuple[int, int], list[tuple[float, float]]] = collections.defaultdict(list)
-    for row in models(path):
-        if row.get("family") != "cnn-kws":
+    for row, m in kws_measured(path):
+        if not m["peak_memory_bytes"]:
             continue
-        ok = [m for m in row["measurements"] if m["status"] == "ok" and m["peak_memory_bytes"]]
-        if not ok:
-            continue
-        m = ok[0]
         cost = (
             m["stats"]["median_ms"] * 1e6 / row["flops"],
             m["peak_memory_bytes"] / row["params"],
@@ -85,13 +90,7 @@ def flops_by_kind(row: dict) -> list[float]:
 
 def linear_table(path: str) -> None:
     """Test MAPE of the FLOPs-by-kind line, without and with the 7×5 column."""
-    rows = [
-        (flops_by_kind(row), ok[0]["stats"]["median_ms"])
-        for row in models(path)
-        if row.get("family") == "cnn-kws"
-        for ok in [[m for m in row["measurements"] if m["status"] == "ok"]]
-        if ok
-    ]
+    rows = [(flops_by_kind(row), m["stats"]["median_ms"]) for row, m in kws_measured(path)]
     features = np.array([r[0] for r in rows])
     latency = np.array([r[1] for r in rows])
     train = np.arange(len(rows)) < int(0.8 * len(rows))

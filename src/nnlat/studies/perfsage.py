@@ -568,11 +568,11 @@ def render(study: Results[PerfsageConfig, PerfsageResult]) -> str:
             *_figure4_text(rows, spaces, column, config.alphas),
         ]
     lines += _table7_text(rows, spaces)
-    lines += _loss_text(rows, spaces, columns)
+    lines += _beyond_paper_text(rows, spaces, columns)
     return "\n".join(lines) + "\n"
 
 
-def _loss_text(
+def _beyond_paper_text(
     rows: Sequence[PerfsageResult], spaces: Sequence[str], columns: Sequence[tuple[str, str]]
 ) -> list[str]:
     """Table 6's PerfSAGE rows against the same network trained with the log loss and
