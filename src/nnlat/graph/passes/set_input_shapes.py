@@ -83,7 +83,7 @@ def set_input_shapes(model: onnx.ModelProto, options: NormalizeOptions) -> None:
         else:
             new = []
             for axis, dim in enumerate(dims):
-                if axis == 0 and _is_state(dim, model_batch):
+                if axis == 0 and _is_state(dim, model_batch, len(dims)):
                     new.append(dim.dim_value)
                 elif axis == 0 and options.batch_size is not None:
                     if dim.HasField("dim_value") and dim.dim_value not in (0, options.batch_size):
@@ -113,20 +113,22 @@ def set_input_shapes(model: onnx.ModelProto, options: NormalizeOptions) -> None:
 
 def _model_batch(inputs: list[onnx.ValueInfoProto]) -> int | None:
     """The first input's fixed dimension 0: the batch the model was exported with (None
-    when it is dynamic, or the first input is a scalar or untyped)."""
+    when it is dynamic, or the first input is a scalar, a fixed vector or untyped)."""
     for value in inputs[:1]:
         dims = value.type.tensor_type.shape.dim
-        if dims and dims[0].HasField("dim_value") and dims[0].dim_value > 0:
+        if len(dims) > 1 and dims[0].HasField("dim_value") and dims[0].dim_value > 0:
             return dims[0].dim_value
     return None
 
 
-def _is_state(dim: onnx.TensorShapeProto.Dimension, model_batch: int | None) -> bool:
+def _is_state(dim: onnx.TensorShapeProto.Dimension, model_batch: int | None, rank: int) -> bool:
     """Whether a fixed dimension 0 is not the batch: it differs from the first input's
     batch (or that one is dynamic), like an RNN state ``[layers × directions, batch,
-    hidden]`` beside an ``[batch, samples]`` input; it keeps its size whatever the batch."""
+    hidden]`` beside an ``[batch, samples]`` input, or it is the only dimension of a
+    fixed vector (a streaming model's ``[512]`` audio frame: a sample, not a batch of
+    scalars); it keeps its size whatever the batch."""
     fixed = dim.HasField("dim_value") and dim.dim_value > 0
-    return fixed and dim.dim_value != 1 and dim.dim_value != model_batch
+    return fixed and dim.dim_value != 1 and (rank == 1 or dim.dim_value != model_batch)
 
 
 # Ops whose second input is a target shape; a constant one can hard-code the batch.
