@@ -38,9 +38,14 @@ def inspect_command(
     ] = DEFAULT_MAX_MODEL_BYTES,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Show a model's op histogram, FLOPs, params, bytes, graph hash and kernels."""
+    """Show a model's op histogram, FLOPs, params, bytes, graph hash and kernels.
+
+    Shapes ONNX inference cannot give (they follow values known only at run time) are
+    observed by running the model once on generated inputs, and counted as such.
+    """
     from nnlat.graph.load import load
     from nnlat.graph.summary import summarize
+    from nnlat.measure.observed_shapes import observe_shapes
 
     shapes = parse_input_shapes(input_shape)
     with user_errors(subject=model.name):
@@ -54,14 +59,15 @@ def inspect_command(
                 max_model_bytes=max_model_bytes,
                 limits=limits,
             )
+            graph = observe_shapes(graph)
             summary = summarize(graph)
     if as_json:
-        print_json(summary.to_dict())
+        print_json({**summary.to_dict(), "observed_shapes": len(graph.observed)})
     else:
-        _print_summary(model.name, summary)
+        _print_summary(model.name, summary, len(graph.observed))
 
 
-def _print_summary(title: str, s: ModelSummary) -> None:
+def _print_summary(title: str, s: ModelSummary, observed: int) -> None:
     head = Table.grid(padding=(0, 2))
     head.add_row("graph hash", f"[bold]{s.graph_hash}[/] (scheme {s.hash_scheme})")
     for spec in s.inputs:
@@ -71,6 +77,8 @@ def _print_summary(title: str, s: ModelSummary) -> None:
     head.add_row("params", f"{s.params / 1e6:,.3f} M")
     head.add_row("bytes moved", f"{s.bytes / 1e6:,.1f} MB")
     head.add_row("nodes / kernels", f"{s.nodes} / {s.kernels}")
+    if observed:
+        head.add_row("observed shapes", f"{observed} tensors (seen in one run; inference left them open)")
     if s.unknown_ops:
         unknown = ", ".join(f"{op}×{n}" for op, n in s.unknown_ops.items())
         head.add_row("[yellow]unknown ops[/]", f"[yellow]{unknown} (counted as 0 FLOPs)[/]")

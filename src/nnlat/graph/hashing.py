@@ -13,8 +13,8 @@ Graph hash::
 
     H_G = hash( scheme ⊕ sort({ H_u | Pre(u) = ∅ }) ⊕ sort(graph input types) )
 
-Names of nodes and tensors, node order in the file, weight values and doc strings never
-enter the hash. Free text that enters it unquoted (op types, domains, attribute names)
+Names of nodes and tensors, node order in the file, weight values, doc strings and shapes
+observed by running the model (:attr:`Graph.observed`) never enter the hash. Free text that enters it unquoted (op types, domains, attribute names)
 has the characters that separate its parts escaped, so no name can pose as another
 attribute or node. A graph output that no node produces (an input or a weight passed
 through) and a graph without outputs are recorded too; a graph whose nodes are not in
@@ -88,7 +88,7 @@ def _node_text(graph: Graph, node: Node, graph_outputs: dict[str, int]) -> str:
     parts = [f"op:{_escape(node.domain)}:{_escape(node.op_type)}"]
     parts += [f"attr:{_escape(name)}={_value_text(value)}" for name, value in node.attributes]
     for k, name in enumerate(node.outputs):
-        parts.append(f"out{k}:{_spec_text(graph.tensors.get(name))}")
+        parts.append(f"out{k}:{_spec_text(graph.inferred_spec(name))}")
         if name in graph_outputs:
             parts.append(f"graph_output{k}:{graph_outputs[name]}")
     for slot, name in enumerate(node.inputs):
@@ -98,7 +98,7 @@ def _node_text(graph: Graph, node: Node, graph_outputs: dict[str, int]) -> str:
             parts.append(f"in{slot}:const:{_spec_text(graph.weights[name])}")
         elif name not in graph.producer:
             # a graph input, or a tensor of an enclosing graph (inside a sub-graph)
-            parts.append(f"in{slot}:input:{_spec_text(graph.tensors.get(name))}")
+            parts.append(f"in{slot}:input:{_spec_text(graph.inferred_spec(name))}")
     return "|".join(parts)
 
 

