@@ -132,3 +132,17 @@ def test_a_contradicted_declared_shape_inspects_with_a_warning(name: str, tmp_pa
     assert json.loads(result.stdout)["nodes"] > 0
     [line] = [line for line in result.stderr.splitlines() if "declared shape" in line]
     assert "contradicts" in line and "nnlat uses the inferred shapes" in line
+
+
+def test_shapes_inference_leaves_open_are_observed_and_counted(tmp_path: Path) -> None:
+    from nnlat.testing.hard_models import HARD_MODELS
+
+    path = tmp_path / "framed.onnx"
+    onnx.save(HARD_MODELS["framed_loop"](), path)
+    result = runner.invoke(app, ["inspect", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["observed_shapes"] == 4  # the loop's output and the three after it
+    assert payload["macs"] >= 20 * 200 * 128  # the projection of 20 frames is costed
+    human = runner.invoke(app, ["inspect", str(path)])
+    assert "observed shapes" in human.stdout

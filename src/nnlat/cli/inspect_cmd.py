@@ -78,7 +78,8 @@ def _print_summary(title: str, s: ModelSummary, observed: int) -> None:
     head.add_row("bytes moved", f"{s.bytes / 1e6:,.1f} MB")
     head.add_row("nodes / kernels", f"{s.nodes} / {s.kernels}")
     if observed:
-        head.add_row("observed shapes", f"{observed} tensors (seen in one run; inference left them open)")
+        seen = f"{observed} tensors (seen in one run; inference left them open)"
+        head.add_row("observed shapes", seen)
     if s.unknown_ops:
         unknown = ", ".join(f"{op}×{n}" for op, n in s.unknown_ops.items())
         head.add_row("[yellow]unknown ops[/]", f"[yellow]{unknown} (counted as 0 FLOPs)[/]")

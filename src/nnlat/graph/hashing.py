@@ -14,13 +14,14 @@ Graph hash::
     H_G = hash( scheme ⊕ sort({ H_u | Pre(u) = ∅ }) ⊕ sort(graph input types) )
 
 Names of nodes and tensors, node order in the file, weight values, doc strings and shapes
-observed by running the model (:attr:`Graph.observed`) never enter the hash. Free text that enters it unquoted (op types, domains, attribute names)
-has the characters that separate its parts escaped, so no name can pose as another
-attribute or node. A graph output that no node produces (an input or a weight passed
-through) and a graph without outputs are recorded too; a graph whose nodes are not in
-topological order (a cycle) has no hash: every node must hang from a root. Bump
-:data:`HASH_SCHEME_VERSION` whenever anything that feeds the hash
-changes (a normalisation pass included), and update the golden hashes in the tests.
+observed by running the model (:attr:`Graph.observed`) never enter the hash. Free text
+that enters it unquoted (op types, domains, attribute names) has the characters that
+separate its parts escaped, so no name can pose as another attribute or node. A graph
+output that no node produces (an input or a weight passed through) and a graph without
+outputs are recorded too; a graph whose nodes are not in topological order (a cycle) has
+no hash: every node must hang from a root. Bump :data:`HASH_SCHEME_VERSION` whenever
+anything that feeds the hash changes (a normalisation pass included), and update the
+golden hashes in the tests.
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ def observe_shapes(graph: Graph, seed: int = 0) -> Graph:
         return graph
     try:
         arrays = _run(graph, names, seed)
-    except Exception as exc:  # noqa: BLE001 - any runtime failure: fall back to inference
+    except Exception as exc:  # any runtime failure: fall back to inference
         warnings.warn(
             f"{len(names)} tensors have no inferred shape and running the model to see them "
             f"failed ({str(exc).splitlines()[0][:200]}): their costs are unknown and count as "
