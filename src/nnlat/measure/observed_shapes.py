@@ -95,7 +95,7 @@ def observe_shapes(graph: Graph, seed: int = 0) -> Graph:
 
 
 def _run(graph: Graph, names: list[str], seed: int) -> list[object]:
-    import onnxruntime as ort
+    from nnlat.measure.backends.onnxruntime import cpu_session
 
     model = materialize_weights(graph.onnx_bytes, seed)
     # Inferred types only: onnxruntime infers its own, and a declared partial shape
@@ -104,13 +104,6 @@ def _run(graph: Graph, names: list[str], seed: int) -> list[object]:
     declared = {v.name for v in model.graph.output}
     # An output without a type: onnxruntime fills it in, whatever the tensor holds.
     model.graph.output.extend(onnx.ValueInfoProto(name=n) for n in names if n not in declared)
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
     # Unoptimised: every requested tensor exists as the graph names it.
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    options.log_severity_level = 3
-    session = ort.InferenceSession(
-        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
-    )
+    session = cpu_session(model.SerializeToString(), 1, optimized=False)
     return list(session.run(names, random_inputs(graph, seed)))

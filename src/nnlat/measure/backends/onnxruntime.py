@@ -134,7 +134,7 @@ class OrtBackend:
     def prepare(self, model: Any, platform: Platform, spec: MeasureSpec) -> OrtPrepared:
         """Pick the model to time, quantize it for int8, and create the session."""
         data, timed = self.model_bytes(model, platform, spec)
-        return OrtPrepared(_session(data, platform.threads), timed, data)
+        return OrtPrepared(cpu_session(data, platform.threads), timed, data)
 
     def model_bytes(
         self, model: Any, platform: Platform, spec: MeasureSpec
@@ -153,14 +153,29 @@ class OrtBackend:
         return data, timed
 
 
-def _session(data: bytes, threads: int | None, profile_prefix: str | None = None) -> Any:
+def cpu_session(
+    data: bytes,
+    threads: int | None,
+    profile_prefix: str | None = None,
+    *,
+    optimized: bool = True,
+) -> Any:
+    """An onnxruntime CPU session of the serialised model ``data``, run sequentially.
+
+    ``threads`` None or 0 lets onnxruntime choose; ``profile_prefix`` turns its profiler
+    on; ``optimized=False`` keeps every node as the graph names it (no fusion).
+    """
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads or 0
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.graph_optimization_level = (
+        ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        if optimized
+        else ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    )
     options.log_severity_level = 3  # errors only: warnings about unused initializers
     if profile_prefix is not None:
         options.enable_profiling = True
@@ -194,7 +209,7 @@ def profile_model(
         (2, True)
     """
     with tempfile.TemporaryDirectory(prefix="nnlat-profile-") as tmp:
-        session = _session(data, threads, str(Path(tmp) / "ort"))
+        session = cpu_session(data, threads, str(Path(tmp) / "ort"))
         feed = dict(inputs)
         for _ in range(runs + 1):
             session.run(None, feed)
