@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from nnlat.studies.maple import MapleConfig
+from nnlat.studies.maple import FAMILY, MapleConfig
+from nnlat.studies.maple_spaces import space_of
 
 MAPLE_DATA = Path(__file__).parents[2] / "data" / "maple"
 
@@ -32,20 +33,25 @@ def pool_rows() -> Callable[..., Path]:
 
 @pytest.fixture(scope="session")
 def small_study() -> Callable[..., MapleConfig]:
-    """``small_study(table, devices, methods, **settings)``: the study on ``table`` with the
-    pool's descriptors, 3 shots and one seed."""
+    """``small_study(table, devices, methods, family=FAMILY, **settings)``: the study on
+    ``table`` with the pool's descriptors of the space's primitives, 3 shots and one seed."""
 
     def make(
-        table: Path, devices: tuple[str, ...], methods: tuple[str, ...], **settings: object
+        table: Path,
+        devices: tuple[str, ...],
+        methods: tuple[str, ...],
+        family: str = FAMILY,
+        **settings: object,
     ) -> MapleConfig:
         return MapleConfig(
             db="",
-            descriptors=str(MAPLE_DATA / "descriptors.json"),
+            descriptors=str(MAPLE_DATA / space_of(family).descriptors.name),
             devices=devices,
             methods=methods,
             shots=(3,),
             seeds=1,
             table=str(table),
+            family=family,
             **settings,  # type: ignore[arg-type]
         )
 

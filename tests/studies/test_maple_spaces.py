@@ -10,9 +10,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from nnlat.measure.descriptor import load_descriptors
 from nnlat.studies.maple import MapleConfig, load_table, run
-from nnlat.studies.maple_spaces import SPACES, encode_kws, encode_nb201, kws_arch, space_of
+from nnlat.studies.maple_spaces import (
+    SPACES,
+    compose_kws,
+    encode_kws,
+    encode_nb201,
+    kws_arch,
+    space_of,
+)
 from nnlat.zoo.edge.cnn_kws import KwsConfig, Layer, sample
+
+MAPLE_DATA = Path(__file__).parents[2] / "data" / "maple"
 
 
 def test_the_nb201_encoding_is_one_hot_per_edge() -> None:
@@ -54,16 +64,31 @@ def test_an_unknown_space_is_refused_with_the_known_ones() -> None:
         space_of("cnn-imagenet")
 
 
-def test_the_regressors_run_on_the_keyword_spotting_pool_and_lookup_tables_are_refused(
+def test_every_method_runs_on_the_keyword_spotting_pool_but_traffic_pricing_is_refused(
     tmp_path: Path,
     pool_rows: Callable[..., Path],
     small_study: Callable[..., MapleConfig],
 ) -> None:
     table = pool_rows(tmp_path, 22, "kws_vela_pool.csv")  # 18 training, 4 test
     devices = load_table(table, "cnn-kws").devices
-    methods = ("maple", "help")
+    methods = ("maple", "help", "lut", "lut-scaled", "maple-ops", "maple-lut")
     results = run(small_study(table, devices, methods, steps=5, family="cnn-kws")).rows
-    assert len(results) == len(devices) * len(methods) == 32
+    assert len(results) == len(devices) * len(methods) == 96
     assert all(r.test_archs == 4 and np.isfinite(r.mape) for r in results)
-    with pytest.raises(ValueError, match="lut compose the search space's primitives"):
-        run(small_study(table, devices, ("lut",), family="cnn-kws"))
+    with pytest.raises(ValueError, match="cnn-kws composes with compute"):
+        run(small_study(table, devices, ("maple-lut-traffic",), family="cnn-kws"))
+
+
+def test_a_spotter_is_the_sum_of_its_primitives_on_a_device_that_keeps_its_arena_on_chip(
+    tmp_path: Path, pool_rows: Callable[..., Path]
+) -> None:
+    # On u55_32 (shared SRAM) Vela's estimate of a whole spotter is 0.95-0.98 times the sum
+    # of its layers estimated alone: the composition is right if the scaled sum is close.
+    data = load_table(pool_rows(tmp_path, 60, "kws_vela_pool.csv"), "cnn-kws")
+    device = data.devices.index("u55_32.ethos_u55_deep_embedded.shared_sram-vela5.2-int8")
+    descriptors = load_descriptors(MAPLE_DATA / "kws_descriptors.json")
+    lut = compose_kws(data.archs, descriptors, data.devices).sum(axis=2)[device]
+    ratio = data.latency_ms[:, device] / lut
+    assert np.all(np.abs(ratio / np.median(ratio) - 1) < 0.05)
+    shuffled = np.roll(lut, 1)  # a composition of the wrong architectures is far off
+    assert np.mean(np.abs(data.latency_ms[:, device] / shuffled / np.median(ratio) - 1) > 0.1) > 0.5

@@ -19,9 +19,13 @@ REPORT = "README.md"
 def maple_command(
     ctx: typer.Context,
     descriptors: Annotated[
-        Path,
-        typer.Option(help="Descriptors JSON: completed for missing pool devices, then read."),
-    ] = Path("data/maple/descriptors.json"),
+        Path | None,
+        typer.Option(
+            help="Descriptors JSON: completed for missing pool devices, then read "
+            "[default: the space's, data/maple/descriptors.json or kws_descriptors.json].",
+            show_default=False,
+        ),
+    ] = None,
     methods: Annotated[
         str | None,
         typer.Option(
@@ -49,7 +53,7 @@ def maple_command(
     nnlp_epochs: Annotated[int, typer.Option(min=1, help="nnlp-ft: pre-training epochs.")] = 30,
     family: Annotated[
         str,
-        typer.Option(help="The search space: nasbench201-int8, or cnn-kws (regressors only)."),
+        typer.Option(help="The search space: nasbench201-int8 or cnn-kws."),
     ] = "nasbench201-int8",
     report_only: ReportOnlyOption = False,
     db: DbUrlOption = None,
@@ -64,9 +68,11 @@ def maple_command(
 
     from nnlat.measure.pool import VELA_POOL, pool_config
     from nnlat.studies import maple as study
+    from nnlat.studies.maple_spaces import space_of
 
     os.environ.setdefault("NNLAT_VELA_CONFIG", str(pool_config()))
     try:
+        descriptors = descriptors or space_of(family).descriptors
         chosen = tuple(comma_list(methods)) if methods else study.default_methods(family)
         for method in chosen:
             study.method_pricing(method)
@@ -98,6 +104,7 @@ def maple_command(
                 VELA_POOL,
                 descriptors,
                 on_device=lambda p: stdout.print(f"characterised {p}", highlight=False),
+                family=family,
             )
             results = study.run(
                 config,

@@ -12,8 +12,9 @@ and the space NAS-Bench-201 as int8 TFLite (``nasbench201-int8``), measured by
 ``scripts/maple_campaign.sh``. Variants are split by their position in the campaign's
 seeded draw (:func:`is_test`): of the first 1,100, 900 training and 200 test
 architectures, the same on every device. Descriptors (:func:`characterise_pool`) are
-built from the primitives of :func:`nnlat.zoo.nasbench201_tflite.primitives` before any
-architecture is looked at.
+built from the space's own primitives (:attr:`~nnlat.studies.maple_spaces.Space.workloads`:
+:func:`nnlat.zoo.nasbench201_tflite.primitives`, or the keyword spotter's layers) before
+any architecture is looked at. The keyword-spotting space (``cnn-kws``) runs the same way.
 
 For each target device, k ∈ {3, 10} shots and a seed, with the k shots drawn from the
 target's *training* architectures (its test architectures are never seen), methods
@@ -65,7 +66,7 @@ from nnlat.measure.descriptor import HardwareDescriptor, characterise_vela, load
 from nnlat.predictor.maple import MapleRegressor, OpCostTransfer, mixing_weights, priced
 from nnlat.predictor.metrics import accuracy_report, spearman
 from nnlat.studies.maple_nnlp import NnlpTransfer, arch_graphs
-from nnlat.studies.maple_spaces import NB201, space_of
+from nnlat.studies.maple_spaces import NB201, compose_kws, space_of
 from nnlat.studies.maple_traffic import PRICINGS, price, primitive_costs
 from nnlat.studies.results import Results, read_jsonl, record_result
 from nnlat.zoo.nasbench201 import ALL_CONV3X3, arch_config
@@ -123,8 +124,8 @@ def default_methods(family: str) -> tuple[str, ...]:
     """What ``nnlat eval maple`` runs on a space unless told: all but ``nnlp-ft`` (slow).
 
     Example:
-        >>> default_methods("cnn-kws")
-        ('maple', 'help', 'maple-none', 'maple-latency', 'maple-counters', 'maple-spec')
+        >>> default_methods("nasbench201-int8")[:3]
+        ('maple-ops', 'maple', 'help')
     """
     everything = ("maple-ops", "maple", "help", "lut", "lut-scaled", *PARTS)
     methods = dict.fromkeys(everything)  # ordered, without repeats
@@ -140,16 +141,16 @@ def check_space(family: str, methods: Sequence[str]) -> None:
         ValueError: an unknown space, or which methods it cannot run and what it can.
 
     Example:
-        >>> check_space("cnn-kws", ["maple", "help"])
+        >>> check_space("cnn-kws", ["maple", "lut"])
     """
-    if space_of(family).composes:
-        return
-    composing = [m for m in methods if method_pricing(m)[0] in COMPOSING]
-    if composing:
-        raise ValueError(
-            f"{', '.join(composing)} compose the search space's primitives, which {family} "
-            "has none of: use maple, its ablation (maple-<parts>), help or nnlp-ft"
-        )
+    pricings = space_of(family).pricings
+    for method in methods:
+        base, pricing = method_pricing(method)
+        if base in COMPOSING and pricing not in pricings:
+            raise ValueError(
+                f"{method} prices the search space's primitives as {pricing!r}; {family} "
+                f"composes with {', '.join(pricings) or 'no pricing'}: use another method"
+            )
 
 
 def is_test(position: int) -> bool:
@@ -255,37 +256,17 @@ def load_table(path: Path, family: str = FAMILY) -> PoolData:
     return PoolData(tuple(archs), devices, latency, family)
 
 
-def nb201_workloads(cache: Path | None = None) -> dict[str, bytes]:
-    """The int8 ``.tflite`` of every NAS-Bench-201 primitive (exported once, cached).
-
-    Args:
-        cache: a folder keeping the exported files between runs; None exports each time.
-    """
-    from nnlat.zoo.edge.tflite_export import export_int8
-    from nnlat.zoo.nasbench201_tflite import primitives
-
-    found: dict[str, bytes] = {}
-    for name, (build, shape) in primitives(arch_config(ALL_CONV3X3)).items():
-        path = cache / f"{name}.tflite" if cache is not None else None
-        if path is not None and path.is_file():
-            found[name] = path.read_bytes()
-            continue
-        found[name] = export_int8(build, shape)
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(found[name])
-    return found
-
-
 def characterise_pool(
     platforms: Sequence[str],
     out: Path,
     cache: Path | None = None,
     on_device: Callable[[str], None] | None = None,
+    family: str = FAMILY,
 ) -> dict[str, HardwareDescriptor]:
     """Build (or complete) the descriptors of ``platforms`` in the JSON file ``out``.
 
-    Resumable: platforms already in ``out`` are kept, not measured again.
+    Each is the search space's primitive workloads (:attr:`Space.workloads`) estimated
+    on the device. Resumable: platforms already in ``out`` are kept, not measured again.
     """
     from nnlat.measure.descriptor import save_descriptors
 
@@ -294,7 +275,7 @@ def characterise_pool(
     for platform in platforms:
         if platform in found:
             continue
-        workloads = workloads or nb201_workloads(cache)
+        workloads = workloads or space_of(family).workloads(cache)
         found[platform] = characterise_vela(platform, workloads)
         save_descriptors(list(found.values()), out)
         if on_device is not None:
@@ -313,6 +294,30 @@ def op_counts(arch: str) -> np.ndarray:
 
     counts = converted_ops(arch)
     return np.array([float(counts[op]) for op in CONVERTED_OPS])
+
+
+def compose(
+    family: str,
+    archs: Sequence[str],
+    descriptors: dict[str, HardwareDescriptor],
+    devices: Sequence[str],
+    pricing: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The look-up-table design of ``archs`` on ``devices``: what each part costs, and traffic.
+
+    NAS-Bench-201 prices its converted-operator counts for where the tensors land
+    (:mod:`~nnlat.studies.maple_traffic`); a keyword spotter sums its layers' primitives
+    (:func:`~nnlat.studies.maple_spaces.compose_kws`; no traffic priced).
+
+    Returns:
+        ``(devices, archs, parts)`` costs in ms (summed over parts: the look-up-table
+        latency) and ``(archs, devices)`` traffic time in ms.
+    """
+    if family != NB201.family:
+        return compose_kws(archs, descriptors, devices), np.zeros((len(archs), len(devices)))
+    counts = np.stack([op_counts(a) for a in archs])
+    found = price(archs, descriptors, devices, pricing, arch_config(ALL_CONV3X3))
+    return priced(counts, found.costs), found.traffic_ms
 
 
 def lut_latency_ms(arch: str, descriptor: HardwareDescriptor, config: dict[str, Any]) -> float:
@@ -569,11 +574,10 @@ def run(
     enc = np.stack([space.encode(a) for a in data.archs])
     designs, traffic = {}, {}
     if space.composes:
-        counts = np.stack([op_counts(a) for a in data.archs])
         for pricing in sorted({method_pricing(m)[1] for m in config.methods}):
-            base = arch_config(ALL_CONV3X3)  # the space's widths and resolutions
-            found = price(data.archs, descriptors, data.devices, pricing, base)
-            designs[pricing], traffic[pricing] = priced(counts, found.costs), found.traffic_ms
+            designs[pricing], traffic[pricing] = compose(
+                space.family, data.archs, descriptors, data.devices, pricing
+            )
     distance = descriptor_distances(descriptors, data.devices)
     nnlp = {}
     for method in config.methods:

@@ -5,23 +5,31 @@ that is the cell's usual string; for PerfSAGE's keyword-spotting space (``cnn-kw
 issue's EdgeDLPerf-like space) it is the zoo recipe as compact, key-sorted JSON. Each space
 says how that string becomes MAPLE's architecture encoding and the zoo recipe to export.
 
-Only NAS-Bench-201 has primitive workloads that compose with an architecture's operator
-counts (``composes``): the look-up-table methods (``maple-ops``, ``maple-lut``, ``lut``…)
-need them; the regressors (``maple``, its ablation, ``help``) and ``nnlp-ft`` need only
-the encoding or the graph, so they run on every space.
+Each space also names its primitive workloads (MAPLE's operation-level characterisation:
+every operator of the space alone, at the sizes the space uses) and how they compose into
+an architecture's look-up-table latency. NAS-Bench-201 composes its cell operators'
+counts, priced for where tensors land (:mod:`~nnlat.studies.maple_traffic`); a keyword
+spotter is a sum of its layers, each a primitive of its own (``compute`` pricing only).
+The look-up-table methods (``maple-ops``, ``maple-lut``, ``lut``…) need a composition;
+the regressors (``maple``, its ablation, ``help``) and ``nnlp-ft`` need only the
+encoding or the graph.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from nnlat.measure.descriptor import HardwareDescriptor
 from nnlat.zoo.edge import cnn_kws
 from nnlat.zoo.family import Config
-from nnlat.zoo.nasbench201 import OPS, arch_config, parse_arch
+from nnlat.zoo.nasbench201 import ALL_CONV3X3, OPS, arch_config, parse_arch
+
+DATA = Path("data/maple")
 
 
 @dataclass(frozen=True)
@@ -35,10 +43,13 @@ class Space:
         config: the inverse: an ``arch`` string → the recipe the family builds.
         encode: an ``arch`` string → MAPLE's architecture encoding (a fixed-length vector).
         encoding: that encoding in a report's words.
-        composes: whether the descriptor's primitives compose with the architecture's
-            operator counts (the look-up-table methods need it).
         graph_family: the zoo family whose export ``nnlp-ft`` reads as a graph (for
             NAS-Bench-201 the float ONNX network the int8 files were converted from).
+        workloads: the space's primitive workloads, name → int8 ``.tflite`` bytes (a
+            cache folder may keep slow exports between runs).
+        descriptors: the descriptors' JSON file of these workloads on the pool.
+        pricings: the pricings of :mod:`~nnlat.studies.maple_traffic` its primitives
+            compose with (``nnlat.studies.maple.compose``).
     """
 
     family: str
@@ -47,8 +58,15 @@ class Space:
     config: Callable[[str], Config]
     encode: Callable[[str], np.ndarray]
     encoding: str
-    composes: bool
     graph_family: str
+    workloads: Callable[[Path | None], dict[str, bytes]]
+    descriptors: Path
+    pricings: tuple[str, ...]
+
+    @property
+    def composes(self) -> bool:
+        """Whether the look-up-table methods can run on the space."""
+        return bool(self.pricings)
 
 
 def encode_nb201(arch: str) -> np.ndarray:
@@ -123,6 +141,70 @@ def encode_kws(arch: str) -> np.ndarray:
     return np.array(values)
 
 
+def nb201_workloads(cache: Path | None = None) -> dict[str, bytes]:
+    """The int8 ``.tflite`` of every NAS-Bench-201 primitive (exported once, cached).
+
+    Args:
+        cache: a folder keeping the exported files between runs; None exports each time.
+    """
+    from nnlat.zoo.edge.tflite_export import export_int8
+    from nnlat.zoo.nasbench201_tflite import primitives
+
+    found: dict[str, bytes] = {}
+    for name, (build, shape) in primitives(arch_config(ALL_CONV3X3)).items():
+        path = cache / f"{name}.tflite" if cache is not None else None
+        if path is not None and path.is_file():
+            found[name] = path.read_bytes()
+            continue
+        found[name] = export_int8(build, shape)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(found[name])
+    return found
+
+
+def kws_workloads(cache: Path | None = None) -> dict[str, bytes]:
+    """The int8 ``.tflite`` of every keyword-spotting primitive (direct writer, ~1 s, no cache).
+
+    Example:
+        >>> workloads = kws_workloads()
+        >>> len(workloads), workloads["dw_7x5_c64"][4:8]
+        (264, b'TFL3')
+    """
+    from nnlat.zoo.edge.int8_net import write_int8
+
+    del cache  # writing all 264 takes about a second
+    return {
+        name: write_int8(lambda _config, nn, build=build: build(nn), None)
+        for name, build in cnn_kws.primitive_networks().items()
+    }
+
+
+KWS_KINDS = ("first", "dw", "pw", "head")
+
+
+def compose_kws(
+    archs: Sequence[str], descriptors: Mapping[str, HardwareDescriptor], devices: Sequence[str]
+) -> np.ndarray:
+    """Each spotter's primitive latencies (ms) on each device, summed by kind (:data:`KWS_KINDS`).
+
+    Returns:
+        ``(devices, archs, 4)``; summed over the last axis, the look-up-table latency.
+
+    Example:
+        >>> compose_kws([], {}, []).shape
+        (0, 0, 4)
+    """
+    names = [cnn_kws.primitive_names(cnn_kws.KwsConfig.from_config(json.loads(a))) for a in archs]
+    design = np.zeros((len(devices), len(archs), len(KWS_KINDS)))
+    for d, device in enumerate(devices):
+        descriptor = descriptors[device]
+        latency = {w: 1e3 * descriptor.counter(w, "latency_s") for w in descriptor.workloads}
+        for i, parts in enumerate(names):
+            design[d, i] = [sum(latency[n] for n in parts[kind]) for kind in KWS_KINDS]
+    return design
+
+
 NB201 = Space(
     family="nasbench201-int8",
     label="NAS-Bench-201 int8 TFLite",
@@ -130,8 +212,10 @@ NB201 = Space(
     config=arch_config,
     encode=encode_nb201,
     encoding="one-hot cell",
-    composes=True,
     graph_family="nasbench201",
+    workloads=nb201_workloads,
+    descriptors=DATA / "descriptors.json",
+    pricings=("compute", "on_chip", "placement"),
 )
 KWS = Space(
     family="cnn-kws",
@@ -140,8 +224,10 @@ KWS = Space(
     config=json.loads,
     encode=encode_kws,
     encoding="the 80-number layer encoding of `maple_spaces.encode_kws`",
-    composes=False,
     graph_family="cnn-kws",
+    workloads=kws_workloads,
+    descriptors=DATA / "kws_descriptors.json",
+    pricings=("compute",),
 )
 SPACES = {space.family: space for space in (NB201, KWS)}
 
@@ -153,8 +239,8 @@ def space_of(family: str) -> Space:
         ValueError: a family the study cannot read, with the ones it can.
 
     Example:
-        >>> space_of("cnn-kws").composes
-        False
+        >>> space_of("cnn-kws").pricings
+        ('compute',)
     """
     if family not in SPACES:
         raise ValueError(f"the MAPLE study reads {', '.join(SPACES)}, not {family!r}")

@@ -26,8 +26,11 @@ for this space.
 
 from __future__ import annotations
 
+import itertools
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Self, TypeVar
 
 from nnlat.zoo.edge.net import Net
@@ -116,6 +119,95 @@ def network(config: KwsConfig, nn: Net[T]) -> T:
     x = nn.average_pool(x)
     x = nn.conv2d(x, config.num_classes, (1, 1), 1, "valid", None)
     return nn.reshape(x, (1, config.num_classes))
+
+
+def primitive_name(kind: str, *sizes: int) -> str:
+    """The name of one primitive workload, e.g. ``dw_7x5_c64`` (see :func:`primitive_networks`).
+
+    Example:
+        >>> primitive_name("pw", 64, 128), primitive_name("first", 10, 4, 32)
+        ('pw_64_128', 'first_10x4_c32')
+    """
+    if kind in ("first", "dw"):
+        time, freq, channels = sizes
+        return f"{kind}_{time}x{freq}_c{channels}"
+    return "_".join([kind, *map(str, sizes)])
+
+
+def _feature_map(channels: int) -> tuple[int, int, int, int]:
+    """The map every layer after the first convolution sees: ``(1, 25, 5, channels)``."""
+    return (1, -(-FRAMES // 2), -(-COEFFICIENTS // 2), channels)
+
+
+def primitive_networks() -> dict[str, Callable[[Net[T]], T]]:
+    """Every operator of the space alone, at the size the space uses it (MAPLE §3.3).
+
+    A spotter is a sum of these, by :func:`primitive_names`:
+
+    - ``first_<t>x<f>_c<c>``: the fingerprint's reshape and the first convolution (96);
+    - ``dw_<t>x<f>_c<c>``: a depthwise layer on the 25×5 map of ``c`` channels (96);
+    - ``pw_<in>_<out>``: a pointwise layer from ``in`` to ``out`` channels (64);
+    - ``head_<c>``: average pooling, the classifier convolution and the reshape (8).
+
+    Returns:
+        name → ``network(nn)`` written against :class:`~nnlat.zoo.edge.net.Net`.
+
+    Example:
+        >>> len(primitive_networks())
+        264
+    """
+    found: dict[str, Callable[[Net[T]], T]] = {}
+
+    def first(nn: Net[T], kernel: tuple[int, int], channels: int) -> T:
+        x = nn.reshape(nn.input((1, FRAMES * COEFFICIENTS)), (1, FRAMES, COEFFICIENTS, 1))
+        return nn.conv2d(x, channels, kernel, 2, "same", "relu")
+
+    def depthwise(nn: Net[T], kernel: tuple[int, int], channels: int) -> T:
+        return nn.depthwise_conv2d(nn.input(_feature_map(channels)), kernel, 1, "same", "relu")
+
+    def pointwise(nn: Net[T], c_in: int, c_out: int) -> T:
+        return nn.conv2d(nn.input(_feature_map(c_in)), c_out, (1, 1), 1, "valid", "relu")
+
+    def head(nn: Net[T], channels: int) -> T:
+        x = nn.average_pool(nn.input(_feature_map(channels)))
+        x = nn.conv2d(x, NUM_CLASSES, (1, 1), 1, "valid", None)
+        return nn.reshape(x, (1, NUM_CLASSES))
+
+    for channels in CHANNELS:
+        for t, f in itertools.product(FIRST_TIME_KERNELS, FIRST_FREQ_KERNELS):
+            found[primitive_name("first", t, f, channels)] = partial(
+                first, kernel=(t, f), channels=channels
+            )
+        for t, f in itertools.product(TIME_KERNELS, FREQ_KERNELS):
+            found[primitive_name("dw", t, f, channels)] = partial(
+                depthwise, kernel=(t, f), channels=channels
+            )
+        for c_out in CHANNELS:
+            found[primitive_name("pw", channels, c_out)] = partial(
+                pointwise, c_in=channels, c_out=c_out
+            )
+        found[primitive_name("head", channels)] = partial(head, channels=channels)
+    return found
+
+
+def primitive_names(config: KwsConfig) -> dict[str, list[str]]:
+    """The primitives a spotter is made of, by kind (``first``, ``dw``, ``pw``, ``head``).
+
+    Example:
+        >>> config = KwsConfig(49, 10, 12, 64, (10, 4), (Layer(128, (3, 3)),))
+        >>> names = primitive_names(config)
+        >>> names["first"], names["dw"], names["pw"], names["head"]
+        (['first_10x4_c64'], ['dw_3x3_c64'], ['pw_64_128'], ['head_128'])
+    """
+    names: dict[str, list[str]] = {"first": [], "dw": [], "pw": [], "head": []}
+    names["first"].append(primitive_name("first", *config.first_kernel, config.first_channels))
+    channels = config.first_channels
+    for layer in config.layers:
+        names["dw"].append(primitive_name("dw", *layer.kernel, channels))
+        names["pw"].append(primitive_name("pw", channels, layer.channels))
+        channels = layer.channels
+    names["head"].append(primitive_name("head", channels))
+    return names
 
 
 def input_shape(config: KwsConfig) -> tuple[int, ...]:
