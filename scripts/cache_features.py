@@ -45,13 +45,15 @@ def cache_round(
     cache_dir: Path,
     platform: str | None = None,
     reverse: bool = False,
+    offset: int = 0,
 ) -> int:
     """Cache up to ``chunk`` uncached models of each family (measured on ``platform``, if
-    given; last measured first with ``reverse``); return how many were cached."""
+    given; last measured first with ``reverse``; from the ``offset``-th measured model on);
+    return how many were cached."""
     done = 0
     with Store.open(f"sqlite:///{db}") as store:
         for family in families:
-            measured = store.list_measurements(platform, family=family)
+            measured = store.list_measurements(platform, family=family)[offset:]
             todo = [
                 m
                 for m in (reversed(measured) if reverse else measured)
@@ -94,6 +96,13 @@ def main() -> None:
         action="store_true",
         help="Last measured first: a second process on another core meets the first midway.",
     )
+    parser.add_argument(
+        "--offset",
+        type=int,
+        default=0,
+        help="Skip the first OFFSET measured models: a second process on another core starts"
+        " midway through the same order.",
+    )
     args = parser.parse_args()
     families = [f for f in args.families.split(",") if f]
     cache_dir = default_cache_dir()
@@ -102,7 +111,13 @@ def main() -> None:
         if args.follow is not None:
             snapshot(args.follow, args.db)
         cached = cache_round(
-            args.db, families, args.chunk, cache_dir, args.platform, reverse=args.reverse
+            args.db,
+            families,
+            args.chunk,
+            cache_dir,
+            args.platform,
+            reverse=args.reverse,
+            offset=args.offset,
         )
         idle = 0 if cached else idle + 1
         if not cached:

@@ -131,3 +131,56 @@ def test_unknown_op_is_reported_not_silently_zero() -> None:
     cost = graph_cost(load(model))
     assert cost.unknown_ops == {"my.custom:FancyOp": 1}
     assert cost.flops == 0
+
+
+def test_stft_costs_an_fft_per_frame() -> None:
+    # 16,000 samples, 512-point frames every 160: 97 frames of 257 one-sided bins.
+    signal = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16000, 1])
+    step = numpy_helper.from_array(np.array(160, np.int64), "step")
+    window = numpy_helper.from_array(np.hanning(512).astype(np.float32), "window")
+    node = helper.make_node("STFT", ["x", "step", "window"], ["y"], onesided=1)
+    graph = helper.make_graph(
+        [node], "stft", [signal], [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+    )
+    graph.initializer.extend([step, window])
+    cost = graph_cost(load(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])))
+    assert cost.unknown_ops == {} and cost.uncosted_ops == {}
+    assert cost.flops == 5 * 97 * 257 * 9  # 5 · log2(512) per output bin
+
+
+def test_a_complex_dft_costs_five_n_log_n() -> None:
+    model = single("DFT", [("x", [1, 64, 2])], axis=1)
+    assert graph_cost(load(model)).flops == 5 * 64 * 6
+
+
+def test_a_tree_ensemble_costs_one_comparison_per_level_of_each_tree() -> None:
+    # Tree 0: a root and two leaves (depth 2); tree 1: three branches, four leaves (depth 3).
+    modes = ["BRANCH_LEQ", "LEAF", "LEAF"] + ["BRANCH_LEQ"] * 3 + ["LEAF"] * 4
+    node = helper.make_node(
+        "TreeEnsembleRegressor",
+        ["x"],
+        ["y"],
+        domain="ai.onnx.ml",
+        nodes_treeids=[0] * 3 + [1] * 7,
+        nodes_nodeids=[0, 1, 2, 0, 1, 2, 3, 4, 5, 6],
+        nodes_featureids=[0] * 10,
+        nodes_values=[0.5] * 10,
+        nodes_modes=modes,
+        nodes_truenodeids=[1, 0, 0, 1, 3, 5, 0, 0, 0, 0],
+        nodes_falsenodeids=[2, 0, 0, 2, 4, 6, 0, 0, 0, 0],
+        target_treeids=[0, 0, 1, 1, 1, 1],
+        target_nodeids=[1, 2, 3, 4, 5, 6],
+        target_ids=[0] * 6,
+        target_weights=[1.0] * 6,
+        n_targets=1,
+    )
+    graph = helper.make_graph(
+        [node],
+        "trees",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [10, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 3)]
+    cost = graph_cost(load(helper.make_model(graph, opset_imports=opsets)))
+    assert cost.unknown_ops == {}
+    assert cost.flops == 10 * (2 + 3)

@@ -185,6 +185,47 @@ def _free(ctx: _Ctx) -> tuple[int, int]:
     return 0, 0
 
 
+def _spectral(ctx: _Ctx) -> tuple[int, int]:
+    """DFT and STFT as radix-2 FFTs: about 5·N·log2 N flops for N complex points.
+
+    Read off the output (``[..., bins, 2]``, real and imaginary last): the transform
+    length N is the bins, or 2·(bins - 1) for a one-sided (real-input) transform, which
+    costs about half a complex one: 5·log2 N per output bin either way.
+    """
+    names = ctx.node.outputs
+    spec = ctx.tensors.get(names[0]) if names and names[0] else None
+    dims = _dims(spec)
+    if len(dims) < 2 or spec is None or spec.numel is None:
+        raise _MissingShapeError
+    axis = int(ctx.node.attr("axis", -2)) if ctx.node.op_type == "DFT" else -2  # type: ignore[arg-type]
+    bins = dims[axis]
+    onesided = bool(ctx.node.attr("onesided", 1 if ctx.node.op_type == "STFT" else 0))
+    length = 2 * (bins - 1) if onesided else bins
+    return int(5 * (spec.numel // 2) * math.log2(max(length, 2))), 0
+
+
+def _tree_ensemble(ctx: _Ctx) -> tuple[int, int]:
+    """One comparison per level of each tree, per input row: rows × Σ (log2 leaves + 1).
+
+    A tree's depth is taken as that of a balanced tree with its leaves (the path a row
+    walks); the trees and leaves come from the node's attributes (``nodes_treeids`` and
+    ``nodes_modes`` up to ai.onnx.ml opset 3; ``tree_roots`` and the leaf lists after).
+    """
+    node = ctx.node
+    x = _dims(ctx.input(0))
+    rows = x[0] if len(x) > 1 else 1
+    tree_ids, modes = node.attr("nodes_treeids"), node.attr("nodes_modes")
+    if isinstance(tree_ids, tuple) and isinstance(modes, tuple):
+        leaves = Counter(t for t, m in zip(tree_ids, modes, strict=False) if m == "LEAF")
+        depths = [math.log2(max(n, 1)) + 1 for n in leaves.values()]
+    else:
+        roots, leaf_ids = node.attr("tree_roots", ()), node.attr("leaf_targetids", ())
+        trees = len(roots) if isinstance(roots, tuple) else 0
+        per_tree = len(leaf_ids) / trees if isinstance(leaf_ids, tuple) and trees else 1
+        depths = [math.log2(max(per_tree, 1)) + 1] * trees
+    return int(rows * sum(depths)), 0
+
+
 _COST_OF_FAMILY: dict[str, Callable[[_Ctx], tuple[int, int]]] = {
     "conv": _conv,
     "conv_transpose": _conv_transpose,
@@ -201,6 +242,8 @@ _COST_OF_FAMILY: dict[str, Callable[[_Ctx], tuple[int, int]]] = {
     "quantize": _per_output(2),  # scale and round/shift
     "resize": _resize,
     "data_movement": _free,
+    "spectral": _spectral,
+    "tree_ensemble": _tree_ensemble,
     "control_flow": _free,
 }
 

@@ -7,7 +7,7 @@ FLOPs and is reported by name, never silently ignored. Adding an op is one row h
 Ops of the default ONNX domain, of ``com.microsoft`` (onnxruntime's contrib ops,
 e.g. what dynamic int8 quantization emits) and of ``tflite`` (TFLite builtins without an
 ONNX counterpart, kept under their TFLite name by :mod:`nnlat.graph.tflite_io`) are
-looked up; any other domain is unknown.
+looked up, and the tree ensembles of ``ai.onnx.ml``; any other domain is unknown.
 """
 
 from __future__ import annotations
@@ -235,14 +235,26 @@ _FAMILIES: dict[str, tuple[str, ...]] = {
         "REVERSE_V2",
         "EMBEDDING_LOOKUP",
     ),
+    # Fourier transforms, which onnxruntime computes as FFTs.
+    "spectral": ("DFT", "STFT"),
     # Sub-graph holders: their own cost is nil; sub-graph nodes are costed one by one.
     "control_flow": ("If", "Loop", "Scan"),
 }
 
+# The classical-ML domain: only what a cost formula exists for; its other ops (ZipMap,
+# Scaler, LinearClassifier…) stay unknown. Kept apart so that an ai.onnx.ml op never
+# takes the family of a default-domain op of the same name.
+ML_DOMAIN = "ai.onnx.ml"
+_ML_FAMILIES: dict[str, tuple[str, ...]] = {
+    "tree_ensemble": ("TreeEnsembleClassifier", "TreeEnsembleRegressor", "TreeEnsemble"),
+}
+
 OP_FAMILY: dict[str, str] = {op: family for family, ops in _FAMILIES.items() for op in ops}
 """op_type → cost family."""
+ML_OP_FAMILY: dict[str, str] = {op: family for family, ops in _ML_FAMILIES.items() for op in ops}
+"""op_type → cost family, in the ``ai.onnx.ml`` domain."""
 
-FAMILIES: tuple[str, ...] = (*_FAMILIES, "unknown")
+FAMILIES: tuple[str, ...] = (*_FAMILIES, *_ML_FAMILIES, "unknown")
 """All families, "unknown" last (the feature vocabulary of families)."""
 
 
@@ -255,7 +267,11 @@ def op_family(node: Node) -> str:
         'conv'
         >>> op_family(Node("n", "MyOp", "my.domain", (), ("x",), ("y",)))
         'unknown'
+        >>> op_family(Node("n", "TreeEnsembleClassifier", "ai.onnx.ml", (), ("x",), ("y",)))
+        'tree_ensemble'
     """
+    if node.domain == ML_DOMAIN:
+        return ML_OP_FAMILY.get(node.op_type, "unknown")
     if node.domain not in KNOWN_DOMAINS:
         return "unknown"
     return OP_FAMILY.get(node.op_type, "unknown")
