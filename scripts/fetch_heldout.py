@@ -13,9 +13,9 @@ set 2 pins several versions of one package) and checked against its sha256; a mi
 error and leaves no file behind. Files already in the cache with the right digest are not
 fetched again. Set 1 (:data:`HELDOUT`) was looked at while the predictor was developed;
 sets 2 (:data:`HELDOUT_2`), 3 (:data:`HELDOUT_3`) and 4 (:data:`HELDOUT_4`) were each
-kept for a single look and have had it (set 4 on 2026-11-28). Set 5 (:data:`HELDOUT_5`) is
-kept for the next single look and has not been looked at: no predictions, no timings. These
-models are for evaluation only: nothing trains on them (docs/realworld-heldout.md).
+kept for a single look and have had it (set 4 on 2026-11-28); so has set 5
+(:data:`HELDOUT_5`, on 2026-11-29): a next honest look needs a set 6. These models are for
+evaluation only: nothing trains on them (docs/realworld-heldout.md).
 """
 
 from __future__ import annotations
