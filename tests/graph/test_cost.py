@@ -133,19 +133,32 @@ def test_unknown_op_is_reported_not_silently_zero() -> None:
     assert cost.flops == 0
 
 
-def test_stft_costs_an_fft_per_frame() -> None:
-    # 16,000 samples, 512-point frames every 160: 97 frames of 257 one-sided bins.
+def stft(window: int) -> onnx.ModelProto:
+    """One STFT of 16,000 samples, ``window``-point frames every 160 samples, one-sided."""
     signal = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16000, 1])
-    step = numpy_helper.from_array(np.array(160, np.int64), "step")
-    window = numpy_helper.from_array(np.hanning(512).astype(np.float32), "window")
     node = helper.make_node("STFT", ["x", "step", "window"], ["y"], onesided=1)
     graph = helper.make_graph(
         [node], "stft", [signal], [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
     )
-    graph.initializer.extend([step, window])
-    cost = graph_cost(load(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])))
+    graph.initializer.extend(
+        [
+            numpy_helper.from_array(np.array(160, np.int64), "step"),
+            numpy_helper.from_array(np.hanning(window).astype(np.float32), "window"),
+        ]
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_stft_costs_an_fft_per_frame() -> None:
+    cost = graph_cost(load(stft(512)))
     assert cost.unknown_ops == {} and cost.uncosted_ops == {}
-    assert cost.flops == 5 * 97 * 257 * 9  # 5 · log2(512) per output bin
+    # 97 frames, each a complex 512-point FFT: 5 · 512 · log2(512)
+    assert cost.flops == 97 * 5 * 512 * 9
+
+
+def test_a_frame_that_is_not_a_power_of_two_costs_two_ffts_of_the_chirp_length() -> None:
+    # 400 points: Bluestein through 1,024 points (2 · 400 - 1 ≤ 1,024), two FFTs of it
+    assert graph_cost(load(stft(400))).flops == 98 * 2 * 5 * 1024 * 10
 
 
 def test_a_complex_dft_costs_five_n_log_n() -> None:

@@ -185,12 +185,27 @@ def _free(ctx: _Ctx) -> tuple[int, int]:
     return 0, 0
 
 
+def _transform_flops(length: int) -> float:
+    """Flops of one Fourier transform of ``length`` points as onnxruntime 1.32 computes it.
+
+    A power of two takes a complex radix-2 FFT, 5·N·log2 N, also for a real input's
+    one-sided output (the half is copied out after). Any other length takes Bluestein's
+    chirp transform through the next power of two M ≥ 2N - 1, about two FFTs of M: timed
+    by ``benchmarks/stft_lengths.py``, every frame length from 300 to 511 points costs the
+    same (M = 1,024), 2.3 times a 1,024-point frame, and 520 to 700 points twice that.
+    """
+    length = max(length, 2)
+    if length & (length - 1) == 0:
+        return 5 * length * math.log2(length)
+    chirp = 1 << (2 * length - 2).bit_length()
+    return 2 * 5 * chirp * math.log2(chirp)
+
+
 def _spectral(ctx: _Ctx) -> tuple[int, int]:
-    """DFT and STFT as radix-2 FFTs: about 5·N·log2 N flops for N complex points.
+    """DFT and STFT: :func:`_transform_flops` per transform in the output.
 
     Read off the output (``[..., bins, 2]``, real and imaginary last): the transform
-    length N is the bins, or 2·(bins - 1) for a one-sided (real-input) transform, which
-    costs about half a complex one: 5·log2 N per output bin either way.
+    length N is the bins, or 2·(bins - 1) for a one-sided (real-input) transform.
     """
     names = ctx.node.outputs
     spec = ctx.tensors.get(names[0]) if names and names[0] else None
@@ -198,10 +213,11 @@ def _spectral(ctx: _Ctx) -> tuple[int, int]:
     if len(dims) < 2 or spec is None or spec.numel is None:
         raise _MissingShapeError
     axis = int(ctx.node.attr("axis", -2)) if ctx.node.op_type == "DFT" else -2  # type: ignore[arg-type]
-    bins = dims[axis]
+    bins = max(dims[axis], 1)
     onesided = bool(ctx.node.attr("onesided", 1 if ctx.node.op_type == "STFT" else 0))
     length = 2 * (bins - 1) if onesided else bins
-    return int(5 * (spec.numel // 2) * math.log2(max(length, 2))), 0
+    transforms = spec.numel // 2 // bins
+    return int(transforms * _transform_flops(length)), 0
 
 
 def _tree_ensemble(ctx: _Ctx) -> tuple[int, int]:
