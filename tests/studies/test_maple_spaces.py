@@ -71,11 +71,11 @@ def test_every_method_runs_on_the_keyword_spotting_pool_but_traffic_pricing_is_r
 ) -> None:
     table = pool_rows(tmp_path, 22, "kws_vela_pool.csv")  # 18 training, 4 test
     devices = load_table(table, "cnn-kws").devices
-    methods = ("maple", "help", "lut", "lut-scaled", "maple-ops", "maple-lut")
+    methods = ("maple", "help", "lut", "lut-scaled", "maple-ops", "maple-lut", "maple-ops@split")
     results = run(small_study(table, devices, methods, steps=5, family="cnn-kws")).rows
-    assert len(results) == len(devices) * len(methods) == 96
+    assert len(results) == len(devices) * len(methods) == 112
     assert all(r.test_archs == 4 and np.isfinite(r.mape) for r in results)
-    with pytest.raises(ValueError, match="cnn-kws composes with compute"):
+    with pytest.raises(ValueError, match="cnn-kws composes with compute, split"):
         run(small_study(table, devices, ("maple-lut-traffic",), family="cnn-kws"))
 
 
@@ -92,3 +92,17 @@ def test_a_spotter_is_the_sum_of_its_primitives_on_a_device_that_keeps_its_arena
     assert np.all(np.abs(ratio / np.median(ratio) - 1) < 0.05)
     shuffled = np.roll(lut, 1)  # a composition of the wrong architectures is far off
     assert np.mean(np.abs(data.latency_ms[:, device] / shuffled / np.median(ratio) - 1) > 0.1) > 0.5
+
+
+def test_split_pricing_parts_each_kind_into_on_and_off_chip_time(
+    tmp_path: Path, pool_rows: Callable[..., Path]
+) -> None:
+    data = load_table(pool_rows(tmp_path, 11, "kws_vela_pool.csv"), "cnn-kws")
+    descriptors = load_descriptors(MAPLE_DATA / "kws_descriptors.json")
+    whole = compose_kws(data.archs, descriptors, data.devices)
+    split = compose_kws(data.archs, descriptors, data.devices, "split")
+    assert np.allclose(split.reshape(*whole.shape, 2).sum(axis=3), whole)
+    off_chip = split[..., 1::2].sum(axis=2) / whole.sum(axis=2)  # (devices, archs)
+    dram_arena = np.array(["dedicated_sram" in d for d in data.devices])
+    # where the arena lives in DRAM a layer alone spends more of its time off chip
+    assert off_chip[dram_arena].mean() > off_chip[~dram_arena].mean()

@@ -66,7 +66,7 @@ from nnlat.measure.descriptor import HardwareDescriptor, characterise_vela, load
 from nnlat.predictor.maple import MapleRegressor, OpCostTransfer, mixing_weights, priced
 from nnlat.predictor.metrics import accuracy_report, spearman
 from nnlat.studies.maple_nnlp import NnlpTransfer, arch_graphs
-from nnlat.studies.maple_spaces import NB201, compose_kws, space_of
+from nnlat.studies.maple_spaces import KWS_PRICINGS, NB201, compose_kws, space_of
 from nnlat.studies.maple_traffic import PRICINGS, price, primitive_costs
 from nnlat.studies.results import Results, read_jsonl, record_result
 from nnlat.zoo.nasbench201 import ALL_CONV3X3, arch_config
@@ -112,10 +112,11 @@ def method_pricing(method: str) -> tuple[str, str]:
     """
     method = TRAFFIC.get(method, method)
     base, _, pricing = method.partition("@")
-    if base not in METHODS or (pricing and (base not in PRICED or pricing not in PRICINGS)):
+    pricings = dict.fromkeys([*PRICINGS, *KWS_PRICINGS])  # every space's, ordered
+    if base not in METHODS or (pricing and (base not in PRICED or pricing not in pricings)):
         raise ValueError(
             f"unknown method {method!r}; known: {', '.join(METHODS)}, and "
-            f"<{'|'.join(PRICED)}>@<{'|'.join(PRICINGS)}>"
+            f"<{'|'.join(PRICED)}>@<{'|'.join(pricings)}>"
         )
     return base, pricing or "compute"
 
@@ -307,14 +308,16 @@ def compose(
 
     NAS-Bench-201 prices its converted-operator counts for where the tensors land
     (:mod:`~nnlat.studies.maple_traffic`); a keyword spotter sums its layers' primitives
-    (:func:`~nnlat.studies.maple_spaces.compose_kws`; no traffic priced).
+    (:func:`~nnlat.studies.maple_spaces.compose_kws`, priced ``compute`` or ``split``;
+    no traffic time).
 
     Returns:
         ``(devices, archs, parts)`` costs in ms (summed over parts: the look-up-table
         latency) and ``(archs, devices)`` traffic time in ms.
     """
     if family != NB201.family:
-        return compose_kws(archs, descriptors, devices), np.zeros((len(archs), len(devices)))
+        design = compose_kws(archs, descriptors, devices, pricing)
+        return design, np.zeros((len(archs), len(devices)))
     counts = np.stack([op_counts(a) for a in archs])
     found = price(archs, descriptors, devices, pricing, arch_config(ALL_CONV3X3))
     return priced(counts, found.costs), found.traffic_ms
@@ -829,15 +832,26 @@ def _method_notes(config: MapleConfig, ran: set[str]) -> list[str]:
     this space is not described)."""
     space = space_of(config.family)
     bases = {method_pricing(m)[0] for m in ran} | ran
+    composition = (
+        "the architecture's converted-operator counts (live nodes, merged pools, standalone "
+        "ReLUs) composed with the descriptor's primitive latencies"
+        if space.family == NB201.family
+        else "the architecture's layers, each a primitive of the space characterised alone "
+        "(`maple_spaces.compose_kws`), summed by kind (first convolution, depthwise, "
+        "pointwise, head; `@split` also splits each kind into on- and off-chip time)"
+    )
     notes = [
         (
             ("maple-ops",),
-            "`maple-ops` = nnlat's variant: the architecture's converted-operator counts "
-            "(live nodes, merged pools, standalone ReLUs) composed with the descriptor's "
-            "primitive latencies; each pool device's per-operator efficiency (least-squares "
-            "cost / descriptor cost) carried to the target and weighted by its fit on the k "
-            "shots (designed on this 85-architecture snapshot with its test rows in view: "
-            "optimistic until rerun on positions ≥ 85, see findings.md);",
+            f"`maple-ops` = nnlat's variant: {composition}; each pool device's per-part "
+            "efficiency (least-squares cost / descriptor cost) carried to the target and "
+            "weighted by its fit on the k shots"
+            + (
+                " (designed on this 85-architecture snapshot with its test rows in view: "
+                "optimistic until rerun on positions ≥ 85, see findings.md);"
+                if space.family == NB201.family
+                else " (designed on NAS-Bench-201; `@split` chosen on validation, `validation.md`);"
+            ),
         ),
         (
             ("maple",),

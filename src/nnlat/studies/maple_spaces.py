@@ -9,7 +9,8 @@ Each space also names its primitive workloads (MAPLE's operation-level character
 every operator of the space alone, at the sizes the space uses) and how they compose into
 an architecture's look-up-table latency. NAS-Bench-201 composes its cell operators'
 counts, priced for where tensors land (:mod:`~nnlat.studies.maple_traffic`); a keyword
-spotter is a sum of its layers, each a primitive of its own (``compute`` pricing only).
+spotter is a sum of its layers, each a primitive of its own (``compute``; ``split`` parts
+each layer's latency into on- and off-chip time).
 The look-up-table methods (``maple-ops``, ``maple-lut``, ``lut``…) need a composition;
 the regressors (``maple``, its ablation, ``help``) and ``nnlp-ft`` need only the
 encoding or the graph.
@@ -181,27 +182,61 @@ def kws_workloads(cache: Path | None = None) -> dict[str, bytes]:
 
 
 KWS_KINDS = ("first", "dw", "pw", "head")
+KWS_PRICINGS = ("compute", "split")
 
 
 def compose_kws(
-    archs: Sequence[str], descriptors: Mapping[str, HardwareDescriptor], devices: Sequence[str]
+    archs: Sequence[str],
+    descriptors: Mapping[str, HardwareDescriptor],
+    devices: Sequence[str],
+    pricing: str = "compute",
 ) -> np.ndarray:
     """Each spotter's primitive latencies (ms) on each device, summed by kind (:data:`KWS_KINDS`).
 
+    ``split`` pricing cuts each kind's sum in two: the part of each primitive's latency
+    spent on off-chip memory (its DRAM and flash access cycles over all its cycles, from
+    the descriptor's counters) and the rest. Alone, a layer reads its input and writes
+    its output off-chip where the arena lives in DRAM; inside a network most of that
+    traffic stays in the SRAM cache, so the two parts survive in different proportions,
+    and a composition that fits one efficiency per column can learn that.
+
     Returns:
-        ``(devices, archs, 4)``; summed over the last axis, the look-up-table latency.
+        ``(devices, archs, 4)`` (``compute``) or ``(devices, archs, 8)`` (``split``: each
+        kind's on-chip part, then its off-chip part); summed over the last axis, the
+        look-up-table latency.
+
+    Raises:
+        ValueError: a pricing not in :data:`KWS_PRICINGS`.
 
     Example:
-        >>> compose_kws([], {}, []).shape
-        (0, 0, 4)
+        >>> compose_kws([], {}, [], "split").shape
+        (0, 0, 8)
     """
+    if pricing not in KWS_PRICINGS:
+        raise ValueError(f"unknown pricing {pricing!r}; known: {', '.join(KWS_PRICINGS)}")
     names = [cnn_kws.primitive_names(cnn_kws.KwsConfig.from_config(json.loads(a))) for a in archs]
-    design = np.zeros((len(devices), len(archs), len(KWS_KINDS)))
+    parts = 2 if pricing == "split" else 1
+    design = np.zeros((len(devices), len(archs), len(KWS_KINDS) * parts))
     for d, device in enumerate(devices):
         descriptor = descriptors[device]
-        latency = {w: 1e3 * descriptor.counter(w, "latency_s") for w in descriptor.workloads}
-        for i, parts in enumerate(names):
-            design[d, i] = [sum(latency[n] for n in parts[kind]) for kind in KWS_KINDS]
+        costs = {}  # primitive → (on-chip ms, off-chip ms)
+        for w in descriptor.workloads:
+            latency = 1e3 * descriptor.counter(w, "latency_s")
+            off_chip = sum(
+                descriptor.counter(w, c)
+                for c in ("cycles_dram_access", "cycles_off_chip_flash_access")
+            )
+            busy = off_chip + sum(
+                descriptor.counter(w, c) for c in ("cycles_npu", "cycles_sram_access")
+            )
+            share = off_chip / busy if busy > 0 else 0.0
+            costs[w] = (latency * (1 - share), latency * share)
+        for i, kinds in enumerate(names):
+            row = []
+            for kind in KWS_KINDS:
+                on, off = (sum(costs[n][p] for n in kinds[kind]) for p in (0, 1))
+                row += [on, off] if parts == 2 else [on + off]
+            design[d, i] = row
     return design
 
 
@@ -227,7 +262,7 @@ KWS = Space(
     graph_family="cnn-kws",
     workloads=kws_workloads,
     descriptors=DATA / "kws_descriptors.json",
-    pricings=("compute",),
+    pricings=KWS_PRICINGS,
 )
 SPACES = {space.family: space for space in (NB201, KWS)}
 
@@ -240,7 +275,7 @@ def space_of(family: str) -> Space:
 
     Example:
         >>> space_of("cnn-kws").pricings
-        ('compute',)
+        ('compute', 'split')
     """
     if family not in SPACES:
         raise ValueError(f"the MAPLE study reads {', '.join(SPACES)}, not {family!r}")
