@@ -12,6 +12,7 @@ import pytest
 
 from nnlat.measure.descriptor import load_descriptors
 from nnlat.studies.maple import MapleConfig, load_table, run
+from nnlat.studies.maple_kws_context import load_context
 from nnlat.studies.maple_spaces import (
     SPACES,
     compose_kws,
@@ -106,3 +107,21 @@ def test_split_pricing_parts_each_kind_into_on_and_off_chip_time(
     dram_arena = np.array(["dedicated_sram" in d for d in data.devices])
     # where the arena lives in DRAM a layer alone spends more of its time off chip
     assert off_chip[dram_arena].mean() > off_chip[~dram_arena].mean()
+
+
+def test_in_context_primitives_compose_a_spotter_where_its_arena_is_in_dram(
+    tmp_path: Path, pool_rows: Callable[..., Path]
+) -> None:
+    # Alone, a layer on u65_256 (dedicated SRAM: the arena in DRAM) costs 2-4 times what
+    # it does inside a spotter; priced between two neighbours, the sum is the spotter.
+    data = load_table(pool_rows(tmp_path, 60, "kws_vela_pool.csv"), "cnn-kws")
+    device = data.devices.index("u65_256.ethos_u65_mid_end.dedicated_sram-vela5.2-int8")
+    descriptors = load_descriptors(MAPLE_DATA / "kws_descriptors.json")
+    context = load_context(MAPLE_DATA / "kws_context.json")
+    measured = data.latency_ms[:, device]
+    alone = compose_kws(data.archs, descriptors, data.devices).sum(axis=2)[device]
+    inside = compose_kws(data.archs, descriptors, data.devices, "context", context)
+    assert np.all(np.abs(inside.sum(axis=2)[device] / measured - 1) < 0.05)
+    assert np.median(measured / alone) < 0.5
+    with pytest.raises(ValueError, match="in-context latencies"):
+        compose_kws(data.archs, descriptors, data.devices, "context", {})

@@ -106,6 +106,14 @@ def maple_command(
                 on_device=lambda p: stdout.print(f"characterised {p}", highlight=False),
                 family=family,
             )
+            if any(study.method_pricing(m)[1] == "context" for m in chosen):
+                from nnlat.studies.maple_kws_context import CONTEXT, characterise_pool_in_context
+
+                characterise_pool_in_context(
+                    VELA_POOL,
+                    descriptors.parent / CONTEXT.name,
+                    on_device=lambda p: stdout.print(f"in context: {p}", highlight=False),
+                )
             results = study.run(
                 config,
                 on_result=lambda r: stdout.print(

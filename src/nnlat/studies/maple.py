@@ -55,7 +55,7 @@ import hashlib
 import json
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,6 +65,7 @@ import numpy as np
 from nnlat.measure.descriptor import HardwareDescriptor, characterise_vela, load_descriptors
 from nnlat.predictor.maple import MapleRegressor, OpCostTransfer, mixing_weights, priced
 from nnlat.predictor.metrics import accuracy_report, spearman
+from nnlat.studies.maple_kws_context import CONTEXT, load_context
 from nnlat.studies.maple_nnlp import NnlpTransfer, arch_graphs
 from nnlat.studies.maple_spaces import KWS_PRICINGS, NB201, compose_kws, space_of
 from nnlat.studies.maple_traffic import PRICINGS, price, primitive_costs
@@ -303,20 +304,21 @@ def compose(
     descriptors: dict[str, HardwareDescriptor],
     devices: Sequence[str],
     pricing: str,
+    context: Mapping[str, Mapping[str, float]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The look-up-table design of ``archs`` on ``devices``: what each part costs, and traffic.
 
     NAS-Bench-201 prices its converted-operator counts for where the tensors land
     (:mod:`~nnlat.studies.maple_traffic`); a keyword spotter sums its layers' primitives
-    (:func:`~nnlat.studies.maple_spaces.compose_kws`, priced ``compute`` or ``split``;
-    no traffic time).
+    (:func:`~nnlat.studies.maple_spaces.compose_kws`, priced ``compute``, ``split`` or
+    ``context``, which reads ``context``, the in-context latencies; no traffic time).
 
     Returns:
         ``(devices, archs, parts)`` costs in ms (summed over parts: the look-up-table
         latency) and ``(archs, devices)`` traffic time in ms.
     """
     if family != NB201.family:
-        design = compose_kws(archs, descriptors, devices, pricing)
+        design = compose_kws(archs, descriptors, devices, pricing, context)
         return design, np.zeros((len(archs), len(devices)))
     counts = np.stack([op_counts(a) for a in archs])
     found = price(archs, descriptors, devices, pricing, arch_config(ALL_CONV3X3))
@@ -576,10 +578,17 @@ def run(
     results: list[MapleResult] = list(done)
     enc = np.stack([space.encode(a) for a in data.archs])
     designs, traffic = {}, {}
+    pricings = sorted({method_pricing(m)[1] for m in config.methods})
+    # The keyword spotters' in-context latencies live beside the descriptors.
+    context = (
+        load_context(Path(config.descriptors).parent / CONTEXT.name)
+        if "context" in pricings
+        else None
+    )
     if space.composes:
-        for pricing in sorted({method_pricing(m)[1] for m in config.methods}):
+        for pricing in pricings:
             designs[pricing], traffic[pricing] = compose(
-                space.family, data.archs, descriptors, data.devices, pricing
+                space.family, data.archs, descriptors, data.devices, pricing, context
             )
     distance = descriptor_distances(descriptors, data.devices)
     nnlp = {}
@@ -838,7 +847,9 @@ def _method_notes(config: MapleConfig, ran: set[str]) -> list[str]:
         if space.family == NB201.family
         else "the architecture's layers, each a primitive of the space characterised alone "
         "(`maple_spaces.compose_kws`), summed by kind (first convolution, depthwise, "
-        "pointwise, head; `@split` also splits each kind into on- and off-chip time)"
+        "pointwise, head; `@split` also splits each kind into on- and off-chip time; "
+        "`@context` sums each primitive priced between two neighbours of the space, "
+        "`maple_kws_context`)"
     )
     notes = [
         (

@@ -182,7 +182,7 @@ def kws_workloads(cache: Path | None = None) -> dict[str, bytes]:
 
 
 KWS_KINDS = ("first", "dw", "pw", "head")
-KWS_PRICINGS = ("compute", "split")
+KWS_PRICINGS = ("compute", "split", "context")
 
 
 def compose_kws(
@@ -190,6 +190,7 @@ def compose_kws(
     descriptors: Mapping[str, HardwareDescriptor],
     devices: Sequence[str],
     pricing: str = "compute",
+    context: Mapping[str, Mapping[str, float]] | None = None,
 ) -> np.ndarray:
     """Each spotter's primitive latencies (ms) on each device, summed by kind (:data:`KWS_KINDS`).
 
@@ -198,15 +199,19 @@ def compose_kws(
     the descriptor's counters) and the rest. Alone, a layer reads its input and writes
     its output off-chip where the arena lives in DRAM; inside a network most of that
     traffic stays in the SRAM cache, so the two parts survive in different proportions,
-    and a composition that fits one efficiency per column can learn that.
+    and a composition that fits one efficiency per column can learn that. ``context``
+    pricing sums instead each primitive's latency estimated between two neighbours of the
+    space (``context``: device → primitive → ms, from
+    :func:`nnlat.studies.maple_kws_context.characterise_in_context`).
 
     Returns:
-        ``(devices, archs, 4)`` (``compute``) or ``(devices, archs, 8)`` (``split``: each
-        kind's on-chip part, then its off-chip part); summed over the last axis, the
-        look-up-table latency.
+        ``(devices, archs, 4)`` (``compute``, ``context``) or ``(devices, archs, 8)``
+        (``split``: each kind's on-chip part, then its off-chip part); summed over the last
+        axis, the look-up-table latency.
 
     Raises:
-        ValueError: a pricing not in :data:`KWS_PRICINGS`.
+        ValueError: a pricing not in :data:`KWS_PRICINGS`, or ``context`` without the
+            in-context latencies of every device.
 
     Example:
         >>> compose_kws([], {}, [], "split").shape
@@ -214,23 +219,17 @@ def compose_kws(
     """
     if pricing not in KWS_PRICINGS:
         raise ValueError(f"unknown pricing {pricing!r}; known: {', '.join(KWS_PRICINGS)}")
+    if pricing == "context" and (context is None or any(d not in context for d in devices)):
+        raise ValueError("context pricing needs every device's in-context latencies")
     names = [cnn_kws.primitive_names(cnn_kws.KwsConfig.from_config(json.loads(a))) for a in archs]
     parts = 2 if pricing == "split" else 1
     design = np.zeros((len(devices), len(archs), len(KWS_KINDS) * parts))
     for d, device in enumerate(devices):
-        descriptor = descriptors[device]
-        costs = {}  # primitive → (on-chip ms, off-chip ms)
-        for w in descriptor.workloads:
-            latency = 1e3 * descriptor.counter(w, "latency_s")
-            off_chip = sum(
-                descriptor.counter(w, c)
-                for c in ("cycles_dram_access", "cycles_off_chip_flash_access")
-            )
-            busy = off_chip + sum(
-                descriptor.counter(w, c) for c in ("cycles_npu", "cycles_sram_access")
-            )
-            share = off_chip / busy if busy > 0 else 0.0
-            costs[w] = (latency * (1 - share), latency * share)
+        if pricing == "context":
+            assert context is not None  # checked above
+            costs = {w: (ms, 0.0) for w, ms in context[device].items()}
+        else:
+            costs = _alone_costs(descriptors[device])
         for i, kinds in enumerate(names):
             row = []
             for kind in KWS_KINDS:
@@ -238,6 +237,22 @@ def compose_kws(
                 row += [on, off] if parts == 2 else [on + off]
             design[d, i] = row
     return design
+
+
+def _alone_costs(descriptor: HardwareDescriptor) -> dict[str, tuple[float, float]]:
+    """Each primitive's latency alone (ms), split into on-chip and off-chip time."""
+    costs = {}
+    for w in descriptor.workloads:
+        latency = 1e3 * descriptor.counter(w, "latency_s")
+        off_chip = sum(
+            descriptor.counter(w, c) for c in ("cycles_dram_access", "cycles_off_chip_flash_access")
+        )
+        busy = off_chip + sum(
+            descriptor.counter(w, c) for c in ("cycles_npu", "cycles_sram_access")
+        )
+        share = off_chip / busy if busy > 0 else 0.0
+        costs[w] = (latency * (1 - share), latency * share)
+    return costs
 
 
 NB201 = Space(
@@ -275,7 +290,7 @@ def space_of(family: str) -> Space:
 
     Example:
         >>> space_of("cnn-kws").pricings
-        ('compute', 'split')
+        ('compute', 'split', 'context')
     """
     if family not in SPACES:
         raise ValueError(f"the MAPLE study reads {', '.join(SPACES)}, not {family!r}")
