@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nnlat.measure.descriptor import load_descriptors
-from nnlat.studies.maple import MapleConfig, load_table, run
+from nnlat.measure.descriptor import HardwareDescriptor, load_descriptors
+from nnlat.studies.maple import MapleConfig, PoolData, load_table, run
 from nnlat.studies.maple_kws_context import load_context
 from nnlat.studies.maple_spaces import (
     SPACES,
@@ -80,14 +80,23 @@ def test_every_method_runs_on_the_keyword_spotting_pool_but_traffic_pricing_is_r
         run(small_study(table, devices, ("maple-lut-traffic",), family="cnn-kws"))
 
 
+def kws_rows(
+    folder: Path, pool_rows: Callable[..., Path], rows: int, device: str
+) -> tuple[PoolData, int, dict[str, HardwareDescriptor]]:
+    """The first ``rows`` spotters of the pool table, ``device``'s column, the descriptors."""
+    data = load_table(pool_rows(folder, rows, "kws_vela_pool.csv"), "cnn-kws")
+    descriptors = load_descriptors(MAPLE_DATA / "kws_descriptors.json")
+    return data, data.devices.index(f"{device}-vela5.2-int8"), descriptors
+
+
 def test_a_spotter_is_the_sum_of_its_primitives_on_a_device_that_keeps_its_arena_on_chip(
     tmp_path: Path, pool_rows: Callable[..., Path]
 ) -> None:
     # On u55_32 (shared SRAM) Vela's estimate of a whole spotter is 0.95-0.98 times the sum
     # of its layers estimated alone: the composition is right if the scaled sum is close.
-    data = load_table(pool_rows(tmp_path, 60, "kws_vela_pool.csv"), "cnn-kws")
-    device = data.devices.index("u55_32.ethos_u55_deep_embedded.shared_sram-vela5.2-int8")
-    descriptors = load_descriptors(MAPLE_DATA / "kws_descriptors.json")
+    data, device, descriptors = kws_rows(
+        tmp_path, pool_rows, 60, "u55_32.ethos_u55_deep_embedded.shared_sram"
+    )
     lut = compose_kws(data.archs, descriptors, data.devices).sum(axis=2)[device]
     ratio = data.latency_ms[:, device] / lut
     assert np.all(np.abs(ratio / np.median(ratio) - 1) < 0.05)
@@ -114,9 +123,9 @@ def test_in_context_primitives_compose_a_spotter_where_its_arena_is_in_dram(
 ) -> None:
     # Alone, a layer on u65_256 (dedicated SRAM: the arena in DRAM) costs 2-4 times what
     # it does inside a spotter; priced between two neighbours, the sum is the spotter.
-    data = load_table(pool_rows(tmp_path, 60, "kws_vela_pool.csv"), "cnn-kws")
-    device = data.devices.index("u65_256.ethos_u65_mid_end.dedicated_sram-vela5.2-int8")
-    descriptors = load_descriptors(MAPLE_DATA / "kws_descriptors.json")
+    data, device, descriptors = kws_rows(
+        tmp_path, pool_rows, 60, "u65_256.ethos_u65_mid_end.dedicated_sram"
+    )
     context = load_context(MAPLE_DATA / "kws_context.json")
     measured = data.latency_ms[:, device]
     alone = compose_kws(data.archs, descriptors, data.devices).sum(axis=2)[device]
