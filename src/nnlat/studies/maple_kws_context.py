@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -35,7 +34,7 @@ _WINDOW = (3, 3)  # the neighbours' depthwise window
 
 
 def _map(nn: Net[T], channels: int) -> T:
-    return nn.input((1, -(-cnn_kws.FRAMES // 2), -(-cnn_kws.COEFFICIENTS // 2), channels))
+    return nn.input(cnn_kws.feature_map(channels))
 
 
 def _pointwise(nn: Net[T], x: T, channels: int) -> T:
@@ -46,15 +45,15 @@ def _depthwise(nn: Net[T], x: T, window: tuple[int, int]) -> T:
     return nn.depthwise_conv2d(x, window, 1, "same", "relu")
 
 
-def _first(nn: Net[T], kernel: tuple[int, int], channels: int) -> T:
+def _first(nn: Net[T], time: int, freq: int, channels: int) -> T:
     frames, coefficients = cnn_kws.FRAMES, cnn_kws.COEFFICIENTS
     x = nn.reshape(nn.input((1, frames * coefficients)), (1, frames, coefficients, 1))
-    return _depthwise(nn, nn.conv2d(x, channels, kernel, 2, "same", "relu"), _WINDOW)
+    return _depthwise(nn, nn.conv2d(x, channels, (time, freq), 2, "same", "relu"), _WINDOW)
 
 
-def _dw(nn: Net[T], kernel: tuple[int, int], channels: int) -> T:
+def _dw(nn: Net[T], time: int, freq: int, channels: int) -> T:
     x = _pointwise(nn, _map(nn, channels), channels)
-    return _pointwise(nn, _depthwise(nn, x, kernel), channels)
+    return _pointwise(nn, _depthwise(nn, x, (time, freq)), channels)
 
 
 def _pw(nn: Net[T], c_in: int, c_out: int) -> T:
@@ -66,6 +65,14 @@ def _head(nn: Net[T], channels: int) -> T:
     x = nn.average_pool(_pointwise(nn, _map(nn, channels), channels))
     x = nn.conv2d(x, cnn_kws.NUM_CLASSES, (1, 1), 1, "valid", None)
     return nn.reshape(x, (1, cnn_kws.NUM_CLASSES))
+
+
+_IN_CONTEXT: dict[str, Callable[..., object]] = {
+    "first": _first,
+    "dw": _dw,
+    "pw": _pw,
+    "head": _head,
+}
 
 
 def _is_depthwise(layer: NpuLayer) -> bool:
@@ -89,21 +96,10 @@ def context_networks() -> dict[str, Callable[[Net[T]], T]]:
         >>> len(networks), sorted(networks) == sorted(cnn_kws.primitive_networks())
         (264, True)
     """
-    found: dict[str, Callable[[Net[T]], T]] = {}
-    name = cnn_kws.primitive_name
-    for channels in cnn_kws.CHANNELS:
-        for t in cnn_kws.FIRST_TIME_KERNELS:
-            for f in cnn_kws.FIRST_FREQ_KERNELS:
-                found[name("first", t, f, channels)] = partial(
-                    _first, kernel=(t, f), channels=channels
-                )
-        for t in cnn_kws.TIME_KERNELS:
-            for f in cnn_kws.FREQ_KERNELS:
-                found[name("dw", t, f, channels)] = partial(_dw, kernel=(t, f), channels=channels)
-        for c_out in cnn_kws.CHANNELS:
-            found[name("pw", channels, c_out)] = partial(_pw, c_in=channels, c_out=c_out)
-        found[name("head", channels)] = partial(_head, channels=channels)
-    return found
+    return {
+        name: cnn_kws.bind_sizes(_IN_CONTEXT[kind], size)
+        for name, (kind, size) in cnn_kws.primitive_sizes().items()
+    }
 
 
 def characterise_in_context(platform: str) -> dict[str, float]:
@@ -114,12 +110,12 @@ def characterise_in_context(platform: str) -> dict[str, float]:
         VelaRejectedError: Vela refused a network.
     """
     from nnlat.measure.backends.vela import VelaBackend, estimate
-    from nnlat.zoo.edge.int8_net import write_int8
+    from nnlat.studies.maple_spaces import tflite_of
 
     target = VelaBackend().target(platform)
     found = {}
     for name, build in context_networks().items():
-        result = estimate(write_int8(lambda _config, nn, build=build: build(nn), None), target)
+        result = estimate(tflite_of(build), target)
         own = _OWN_ROWS[name.split("_")[0]](result.layers)
         share = sum(r.cycles for r in own) / result.cycles_total
         found[name] = 1e3 * result.inference_time_s * share

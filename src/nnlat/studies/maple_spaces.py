@@ -22,6 +22,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -172,13 +173,15 @@ def kws_workloads(cache: Path | None = None) -> dict[str, bytes]:
         >>> len(workloads), workloads["dw_7x5_c64"][4:8]
         (264, b'TFL3')
     """
+    del cache  # writing all 264 takes about a second
+    return {name: tflite_of(build) for name, build in cnn_kws.primitive_networks().items()}
+
+
+def tflite_of(network: Callable[[Any], Any]) -> bytes:
+    """The int8 ``.tflite`` of a one-argument ``network(nn)`` (the direct writer)."""
     from nnlat.zoo.edge.int8_net import write_int8
 
-    del cache  # writing all 264 takes about a second
-    return {
-        name: write_int8(lambda _config, nn, build=build: build(nn), None)
-        for name, build in cnn_kws.primitive_networks().items()
-    }
+    return write_int8(lambda _config, nn: network(nn), None)
 
 
 KWS_KINDS = ("first", "dw", "pw", "head")

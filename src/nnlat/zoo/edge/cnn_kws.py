@@ -30,7 +30,6 @@ import itertools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import Self, TypeVar
 
 from nnlat.zoo.edge.net import Net
@@ -134,9 +133,64 @@ def primitive_name(kind: str, *sizes: int) -> str:
     return "_".join([kind, *map(str, sizes)])
 
 
-def _feature_map(channels: int) -> tuple[int, int, int, int]:
-    """The map every layer after the first convolution sees: ``(1, 25, 5, channels)``."""
+def feature_map(channels: int) -> tuple[int, int, int, int]:
+    """The map every layer after the first convolution sees: ``(1, 25, 5, channels)``.
+
+    Example:
+        >>> feature_map(64)
+        (1, 25, 5, 64)
+    """
     return (1, -(-FRAMES // 2), -(-COEFFICIENTS // 2), channels)
+
+
+def primitive_sizes() -> dict[str, tuple[str, tuple[int, ...]]]:
+    """Every operator of the space at the sizes the space uses it: name → (kind, sizes).
+
+    Sizes are ``(time, frequency, channels)`` for ``first`` and ``dw``, ``(in, out)``
+    channels for ``pw``, ``(channels,)`` for ``head``, as :func:`primitive_name` takes them.
+
+    Example:
+        >>> primitive_sizes()["pw_64_128"]
+        ('pw', (64, 128))
+    """
+    sizes: list[tuple[str, tuple[int, ...]]] = []
+    for channels in CHANNELS:
+        first = itertools.product(FIRST_TIME_KERNELS, FIRST_FREQ_KERNELS)
+        sizes += [("first", (t, f, channels)) for t, f in first]
+        sizes += [
+            ("dw", (t, f, channels)) for t, f in itertools.product(TIME_KERNELS, FREQ_KERNELS)
+        ]
+        sizes += [("pw", (channels, c_out)) for c_out in CHANNELS]
+        sizes.append(("head", (channels,)))
+    return {primitive_name(kind, *size): (kind, size) for kind, size in sizes}
+
+
+def _first(nn: Net[T], time: int, freq: int, channels: int) -> T:
+    x = nn.reshape(nn.input((1, FRAMES * COEFFICIENTS)), (1, FRAMES, COEFFICIENTS, 1))
+    return nn.conv2d(x, channels, (time, freq), 2, "same", "relu")
+
+
+def _depthwise(nn: Net[T], time: int, freq: int, channels: int) -> T:
+    return nn.depthwise_conv2d(nn.input(feature_map(channels)), (time, freq), 1, "same", "relu")
+
+
+def _pointwise(nn: Net[T], c_in: int, c_out: int) -> T:
+    return nn.conv2d(nn.input(feature_map(c_in)), c_out, (1, 1), 1, "valid", "relu")
+
+
+def _head(nn: Net[T], channels: int) -> T:
+    x = nn.average_pool(nn.input(feature_map(channels)))
+    x = nn.conv2d(x, NUM_CLASSES, (1, 1), 1, "valid", None)
+    return nn.reshape(x, (1, NUM_CLASSES))
+
+
+PRIMITIVE_BUILDERS: dict[str, Callable[..., object]] = {
+    "first": _first,
+    "dw": _depthwise,
+    "pw": _pointwise,
+    "head": _head,
+}
+"""kind → ``build(nn, *sizes)`` of one primitive alone."""
 
 
 def primitive_networks() -> dict[str, Callable[[Net[T]], T]]:
@@ -156,38 +210,15 @@ def primitive_networks() -> dict[str, Callable[[Net[T]], T]]:
         >>> len(primitive_networks())
         264
     """
-    found: dict[str, Callable[[Net[T]], T]] = {}
+    return {
+        name: bind_sizes(PRIMITIVE_BUILDERS[kind], size)
+        for name, (kind, size) in primitive_sizes().items()
+    }
 
-    def first(nn: Net[T], kernel: tuple[int, int], channels: int) -> T:
-        x = nn.reshape(nn.input((1, FRAMES * COEFFICIENTS)), (1, FRAMES, COEFFICIENTS, 1))
-        return nn.conv2d(x, channels, kernel, 2, "same", "relu")
 
-    def depthwise(nn: Net[T], kernel: tuple[int, int], channels: int) -> T:
-        return nn.depthwise_conv2d(nn.input(_feature_map(channels)), kernel, 1, "same", "relu")
-
-    def pointwise(nn: Net[T], c_in: int, c_out: int) -> T:
-        return nn.conv2d(nn.input(_feature_map(c_in)), c_out, (1, 1), 1, "valid", "relu")
-
-    def head(nn: Net[T], channels: int) -> T:
-        x = nn.average_pool(nn.input(_feature_map(channels)))
-        x = nn.conv2d(x, NUM_CLASSES, (1, 1), 1, "valid", None)
-        return nn.reshape(x, (1, NUM_CLASSES))
-
-    for channels in CHANNELS:
-        for t, f in itertools.product(FIRST_TIME_KERNELS, FIRST_FREQ_KERNELS):
-            found[primitive_name("first", t, f, channels)] = partial(
-                first, kernel=(t, f), channels=channels
-            )
-        for t, f in itertools.product(TIME_KERNELS, FREQ_KERNELS):
-            found[primitive_name("dw", t, f, channels)] = partial(
-                depthwise, kernel=(t, f), channels=channels
-            )
-        for c_out in CHANNELS:
-            found[primitive_name("pw", channels, c_out)] = partial(
-                pointwise, c_in=channels, c_out=c_out
-            )
-        found[primitive_name("head", channels)] = partial(head, channels=channels)
-    return found
+def bind_sizes(build: Callable[..., T], sizes: tuple[int, ...]) -> Callable[[Net[T]], T]:
+    """``build(nn, *sizes)`` as a one-argument ``network(nn)``."""
+    return lambda nn: build(nn, *sizes)
 
 
 def primitive_names(config: KwsConfig) -> dict[str, list[str]]:
