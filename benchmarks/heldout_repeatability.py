@@ -2,7 +2,7 @@
 
 Run (after ``python scripts/fetch_heldout.py``; on an otherwise idle core):
 
-    chrt -f 1 taskset -c 1 python benchmarks/heldout_repeatability.py [--processes 2] [--set 2-4]
+    chrt -f 1 taskset -c 1 python benchmarks/heldout_repeatability.py [--processes 2] [--set 2-6]
 
 Runs ``scripts/measure_heldout.py`` (the campaign protocol, each shipped file as given) in
 ``--processes`` fresh processes, each into its own throw-away database, then prints per
@@ -35,7 +35,7 @@ def medians(db: Path) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--set", default="1", choices=["1", "2", "3", "4", "5"], help="the held-out set")
+    parser.add_argument("--set", default="1", choices=["1", "2", "3", "4", "5", "6"], help="the held-out set")
     parser.add_argument("--cache", help="where fetch_heldout.py put the files")
     args = parser.parse_args()
     runs = []
