@@ -35,7 +35,7 @@ def medians(db: Path) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--set", default="1", choices=["1", "2", "3", "4", "5", "6"], help="the held-out set")
+    parser.add_argument("--set", default="1", choices=list("123456"), help="the held-out set")
     parser.add_argument("--cache", help="where fetch_heldout.py put the files")
     args = parser.parse_args()
     runs = []

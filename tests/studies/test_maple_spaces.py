@@ -12,13 +12,13 @@ import pytest
 
 from nnlat.measure.descriptor import HardwareDescriptor, load_descriptors
 from nnlat.studies.maple import MapleConfig, PoolData, load_table, run
-from nnlat.studies.maple_kws_context import load_context
 from nnlat.studies.maple_spaces import (
     SPACES,
     compose_kws,
     encode_kws,
     encode_nb201,
     kws_arch,
+    load_context,
     space_of,
 )
 from nnlat.zoo.edge.cnn_kws import KwsConfig, Layer, sample

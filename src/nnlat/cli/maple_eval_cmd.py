@@ -107,11 +107,13 @@ def maple_command(
                 family=family,
             )
             if any(study.method_pricing(m)[1] == "context" for m in chosen):
-                from nnlat.studies.maple_kws_context import CONTEXT, characterise_pool_in_context
+                from nnlat.studies.maple_spaces import characterise_pool_in_context
 
+                space = space_of(family)
                 characterise_pool_in_context(
                     VELA_POOL,
-                    descriptors.parent / CONTEXT.name,
+                    space.in_context(),
+                    descriptors.parent / space.context.name,
                     on_device=lambda p: stdout.print(f"in context: {p}", highlight=False),
                 )
             results = study.run(

@@ -65,9 +65,8 @@ import numpy as np
 from nnlat.measure.descriptor import HardwareDescriptor, characterise_vela, load_descriptors
 from nnlat.predictor.maple import MapleRegressor, OpCostTransfer, mixing_weights, priced
 from nnlat.predictor.metrics import accuracy_report, spearman
-from nnlat.studies.maple_kws_context import CONTEXT, load_context
 from nnlat.studies.maple_nnlp import NnlpTransfer, arch_graphs
-from nnlat.studies.maple_spaces import KWS_PRICINGS, NB201, compose_kws, space_of
+from nnlat.studies.maple_spaces import KWS_PRICINGS, NB201, compose_kws, load_context, space_of
 from nnlat.studies.maple_traffic import PRICINGS, price, primitive_costs
 from nnlat.studies.results import Results, read_jsonl, record_result
 from nnlat.zoo.nasbench201 import ALL_CONV3X3, arch_config
@@ -309,9 +308,11 @@ def compose(
     """The look-up-table design of ``archs`` on ``devices``: what each part costs, and traffic.
 
     NAS-Bench-201 prices its converted-operator counts for where the tensors land
-    (:mod:`~nnlat.studies.maple_traffic`); a keyword spotter sums its layers' primitives
+    (:mod:`~nnlat.studies.maple_traffic`), or in context (``context``: each cell operator
+    estimated between its neighbours, :mod:`~nnlat.studies.maple_nb201_context`; no
+    traffic time); a keyword spotter sums its layers' primitives
     (:func:`~nnlat.studies.maple_spaces.compose_kws`, priced ``compute``, ``split`` or
-    ``context``, which reads ``context``, the in-context latencies; no traffic time).
+    ``context``; no traffic time). ``context`` reads ``context``, the in-context latencies.
 
     Returns:
         ``(devices, archs, parts)`` costs in ms (summed over parts: the look-up-table
@@ -320,9 +321,35 @@ def compose(
     if family != NB201.family:
         design = compose_kws(archs, descriptors, devices, pricing, context)
         return design, np.zeros((len(archs), len(devices)))
-    counts = np.stack([op_counts(a) for a in archs])
+    counts = np.stack([op_counts(a) for a in archs]) if archs else np.zeros((0, 7))
+    if pricing == "context":
+        return priced(counts, _in_context_costs(descriptors, devices, len(archs), context)), (
+            np.zeros((len(archs), len(devices)))
+        )
     found = price(archs, descriptors, devices, pricing, arch_config(ALL_CONV3X3))
     return priced(counts, found.costs), found.traffic_ms
+
+
+def _in_context_costs(
+    descriptors: Mapping[str, HardwareDescriptor],
+    devices: Sequence[str],
+    archs: int,
+    context: Mapping[str, Mapping[str, float]] | None,
+) -> np.ndarray:
+    """``(devices, archs, parts)``: each converted operator priced in context, the rest alone.
+
+    Raises:
+        ValueError: a device without in-context latencies.
+    """
+    if context is None or any(d not in context for d in devices):
+        raise ValueError("context pricing needs every device's in-context latencies")
+    costs = []
+    for device in devices:
+        descriptor = descriptors[device]
+        alone = {w: 1e3 * descriptor.counter(w, "latency_s") for w in descriptor.workloads}
+        per_op = primitive_costs(descriptor, arch_config(ALL_CONV3X3), alone | context[device])
+        costs.append(np.broadcast_to(per_op, (archs, len(per_op))))
+    return np.array(costs).reshape(len(devices), archs, -1)
 
 
 def lut_latency_ms(arch: str, descriptor: HardwareDescriptor, config: dict[str, Any]) -> float:
@@ -579,9 +606,9 @@ def run(
     enc = np.stack([space.encode(a) for a in data.archs])
     designs, traffic = {}, {}
     pricings = sorted({method_pricing(m)[1] for m in config.methods})
-    # The keyword spotters' in-context latencies live beside the descriptors.
+    # The in-context latencies live beside the descriptors.
     context = (
-        load_context(Path(config.descriptors).parent / CONTEXT.name)
+        load_context(Path(config.descriptors).parent / space.context.name)
         if "context" in pricings
         else None
     )
@@ -843,7 +870,8 @@ def _method_notes(config: MapleConfig, ran: set[str]) -> list[str]:
     bases = {method_pricing(m)[0] for m in ran} | ran
     composition = (
         "the architecture's converted-operator counts (live nodes, merged pools, standalone "
-        "ReLUs) composed with the descriptor's primitive latencies"
+        "ReLUs) composed with the descriptor's primitive latencies (`@context`: the cell "
+        "operators priced between neighbours of a cell, `maple_nb201_context`)"
         if space.family == NB201.family
         else "the architecture's layers, each a primitive of the space characterised alone "
         "(`maple_spaces.compose_kws`), summed by kind (first convolution, depthwise, "

@@ -19,9 +19,7 @@ descriptors (``data/maple/kws_context.json``) and composed by
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TypeVar
 
 from nnlat.measure.types import NpuLayer
@@ -29,7 +27,6 @@ from nnlat.zoo.edge import cnn_kws
 from nnlat.zoo.edge.net import Net
 
 T = TypeVar("T")
-CONTEXT = Path("data/maple/kws_context.json")
 _WINDOW = (3, 3)  # the neighbours' depthwise window
 
 
@@ -120,23 +117,3 @@ def characterise_in_context(platform: str) -> dict[str, float]:
         share = sum(r.cycles for r in own) / result.cycles_total
         found[name] = 1e3 * result.inference_time_s * share
     return found
-
-
-def characterise_pool_in_context(
-    platforms: Sequence[str], out: Path = CONTEXT, on_device: Callable[[str], None] | None = None
-) -> dict[str, dict[str, float]]:
-    """Build (or complete) ``out``: platform → primitive → in-context ms. Resumable."""
-    found = json.loads(out.read_text()) if out.is_file() else {}
-    for platform in platforms:
-        if platform in found:
-            continue
-        found[platform] = characterise_in_context(platform)
-        out.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
-        if on_device is not None:
-            on_device(platform)
-    return found
-
-
-def load_context(path: Path = CONTEXT) -> dict[str, dict[str, float]]:
-    """What :func:`characterise_pool_in_context` wrote."""
-    return json.loads(path.read_text())

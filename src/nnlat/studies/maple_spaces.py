@@ -52,6 +52,10 @@ class Space:
         descriptors: the descriptors' JSON file of these workloads on the pool.
         pricings: the pricings of :mod:`~nnlat.studies.maple_traffic` its primitives
             compose with (``nnlat.studies.maple.compose``).
+        context: the JSON file of its primitives' in-context latencies (the ``context``
+            pricing), beside the descriptors.
+        in_context: prepares the in-context characterisation (exports what it needs
+            once) and returns it: a Vela platform → primitive → ms.
     """
 
     family: str
@@ -64,6 +68,8 @@ class Space:
     workloads: Callable[[Path | None], dict[str, bytes]]
     descriptors: Path
     pricings: tuple[str, ...]
+    context: Path
+    in_context: Callable[[], Callable[[str], dict[str, float]]]
 
     @property
     def composes(self) -> bool:
@@ -184,6 +190,47 @@ def tflite_of(network: Callable[[Any], Any]) -> bytes:
     return write_int8(lambda _config, nn: network(nn), None)
 
 
+def characterise_pool_in_context(
+    platforms: Sequence[str],
+    characterise: Callable[[str], dict[str, float]],
+    out: Path,
+    on_device: Callable[[str], None] | None = None,
+) -> dict[str, dict[str, float]]:
+    """Build (or complete) ``out``: platform → primitive → in-context ms. Resumable.
+
+    Args:
+        characterise: a platform → its primitives' in-context latencies (a
+            :attr:`Space.in_context`).
+    """
+    found = load_context(out) if out.is_file() else {}
+    for platform in platforms:
+        if platform in found:
+            continue
+        found[platform] = characterise(platform)
+        out.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
+        if on_device is not None:
+            on_device(platform)
+    return found
+
+
+def load_context(path: Path) -> dict[str, dict[str, float]]:
+    """What :func:`characterise_pool_in_context` wrote."""
+    return json.loads(path.read_text())
+
+
+def _kws_in_context() -> Callable[[str], dict[str, float]]:
+    from nnlat.studies.maple_kws_context import characterise_in_context
+
+    return characterise_in_context
+
+
+def _nb201_in_context(cache: Path | None = None) -> Callable[[str], dict[str, float]]:
+    from nnlat.studies.maple_nb201_context import characterise_in_context, context_workloads
+
+    workloads = context_workloads(cache)
+    return lambda platform: characterise_in_context(platform, workloads)
+
+
 KWS_KINDS = ("first", "dw", "pw", "head")
 KWS_PRICINGS = ("compute", "split", "context")
 
@@ -268,7 +315,9 @@ NB201 = Space(
     graph_family="nasbench201",
     workloads=nb201_workloads,
     descriptors=DATA / "descriptors.json",
-    pricings=("compute", "on_chip", "placement"),
+    pricings=("compute", "on_chip", "placement", "context"),
+    context=DATA / "nb201_context.json",
+    in_context=_nb201_in_context,
 )
 KWS = Space(
     family="cnn-kws",
@@ -281,6 +330,8 @@ KWS = Space(
     workloads=kws_workloads,
     descriptors=DATA / "kws_descriptors.json",
     pricings=KWS_PRICINGS,
+    context=DATA / "kws_context.json",
+    in_context=_kws_in_context,
 )
 SPACES = {space.family: space for space in (NB201, KWS)}
 
