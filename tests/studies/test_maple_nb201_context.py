@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from nnlat.measure.descriptor import load_descriptors
-from nnlat.studies.maple import MapleConfig, compose, load_table, run
+from nnlat.studies.maple import compose, load_table
 from nnlat.studies.maple_nb201_context import CELL_OPS, context_networks
 from nnlat.studies.maple_spaces import NB201, load_context
 
@@ -45,18 +45,6 @@ def test_the_in_context_file_covers_every_cell_operator_of_every_stage() -> None
     assert all(set(per_device) == names for per_device in context.values())
     descriptors = load_descriptors(MAPLE_DATA / "descriptors.json")
     assert set(descriptors) <= set(context)
-
-
-def test_a_small_study_runs_maple_ops_in_context(
-    tmp_path: Path,
-    pool_rows: Callable[[Path, int], Path],
-    small_study: Callable[..., MapleConfig],
-) -> None:
-    table = pool_rows(tmp_path, 44)  # 36 training, 8 test architectures
-    devices = load_table(table).devices
-    results = run(small_study(table, devices, ("maple-ops@context",), steps=5)).rows
-    assert len(results) == len(devices)
-    assert np.mean([r.mape for r in results]) < 0.1
 
 
 @pytest.mark.slow

@@ -89,12 +89,14 @@ def test_a_small_study_runs_the_traffic_variants_on_rows_of_the_pool(
         "maple-ops-traffic",
         "maple-lut-traffic",
         "lut-scaled@on_chip",
+        "maple-ops@context",
     )
     results = run(small_study(table, devices, methods, steps=5)).rows
     assert {r.method for r in results} == set(methods)
     assert len(results) == len(devices) * len(methods)
     assert all(r.test_archs == 8 and 0 <= r.acc_10 <= 1 for r in results)
     assert np.mean([r.mape for r in results if r.method == "maple-ops-traffic"]) < 0.5
+    assert np.mean([r.mape for r in results if r.method == "maple-ops@context"]) < 0.1
 
 
 def test_the_report_averages_the_dram_arena_devices_apart() -> None:

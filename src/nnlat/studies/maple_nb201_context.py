@@ -114,19 +114,9 @@ def context_workloads(cache: Path | None = None) -> dict[str, bytes]:
     Args:
         cache: a folder keeping the exported files between runs; None exports each time.
     """
-    from nnlat.zoo.edge.tflite_export import export_int8
+    from nnlat.studies.maple_spaces import export_cached
 
-    found: dict[str, bytes] = {}
-    for name, (build, shape) in context_networks().items():
-        path = cache / f"context_{name}.tflite" if cache is not None else None
-        if path is not None and path.is_file():
-            found[name] = path.read_bytes()
-            continue
-        found[name] = export_int8(build, shape)
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(found[name])
-    return found
+    return export_cached(context_networks(), cache, prefix="context_")
 
 
 def characterise_in_context(platform: str, workloads: dict[str, bytes]) -> dict[str, float]:

@@ -155,12 +155,27 @@ def nb201_workloads(cache: Path | None = None) -> dict[str, bytes]:
     Args:
         cache: a folder keeping the exported files between runs; None exports each time.
     """
-    from nnlat.zoo.edge.tflite_export import export_int8
     from nnlat.zoo.nasbench201_tflite import primitives
 
+    return export_cached(primitives(arch_config(ALL_CONV3X3)), cache)
+
+
+def export_cached(
+    networks: Mapping[str, tuple[Callable[[], Any], tuple[int, ...]]],
+    cache: Path | None,
+    prefix: str = "",
+) -> dict[str, bytes]:
+    """Each Keras ``(builder, input shape)`` as int8 ``.tflite`` (TensorFlow's converter).
+
+    Args:
+        cache: a folder keeping the exported files (``<prefix><name>.tflite``) between
+            runs; None exports each time.
+    """
+    from nnlat.zoo.edge.tflite_export import export_int8
+
     found: dict[str, bytes] = {}
-    for name, (build, shape) in primitives(arch_config(ALL_CONV3X3)).items():
-        path = cache / f"{name}.tflite" if cache is not None else None
+    for name, (build, shape) in networks.items():
+        path = cache / f"{prefix}{name}.tflite" if cache is not None else None
         if path is not None and path.is_file():
             found[name] = path.read_bytes()
             continue
