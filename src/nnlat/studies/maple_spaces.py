@@ -170,6 +170,10 @@ def export_cached(
     Args:
         cache: a folder keeping the exported files (``<prefix><name>.tflite``) between
             runs; None exports each time.
+
+    Example:
+        >>> export_cached({}, None)
+        {}
     """
     from nnlat.zoo.edge.tflite_export import export_int8
 
@@ -216,6 +220,14 @@ def characterise_pool_in_context(
     Args:
         characterise: a platform → its primitives' in-context latencies (a
             :attr:`Space.in_context`).
+
+    Example:
+        >>> import tempfile
+        >>> out = Path(tempfile.mkdtemp()) / "context.json"
+        >>> characterise_pool_in_context(["npu"], lambda p: {"dw_3x3_c64": 0.5}, out)
+        {'npu': {'dw_3x3_c64': 0.5}}
+        >>> load_context(out) == characterise_pool_in_context(["npu"], print, out)
+        True
     """
     found = load_context(out) if out.is_file() else {}
     for platform in platforms:
