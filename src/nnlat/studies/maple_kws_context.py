@@ -20,7 +20,7 @@ descriptors (``data/maple/kws_context.json``) and composed by
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from nnlat.measure.types import NpuLayer
 from nnlat.zoo.edge import cnn_kws
@@ -85,6 +85,13 @@ _OWN_ROWS: dict[str, Callable[[Sequence[NpuLayer]], list[NpuLayer]]] = {
 }
 
 
+def tflite_of(network: Callable[[Any], Any]) -> bytes:
+    """The int8 ``.tflite`` of a one-argument ``network(nn)`` (the direct writer)."""
+    from nnlat.zoo.edge.int8_net import write_int8
+
+    return write_int8(lambda _config, nn: network(nn), None)
+
+
 def context_networks() -> dict[str, Callable[[Net[T]], T]]:
     """Each primitive of :func:`~nnlat.zoo.edge.cnn_kws.primitive_networks` between its neighbours.
 
@@ -107,7 +114,6 @@ def characterise_in_context(platform: str) -> dict[str, float]:
         VelaRejectedError: Vela refused a network.
     """
     from nnlat.measure.backends.vela import VelaBackend, estimate
-    from nnlat.studies.maple_spaces import tflite_of
 
     target = VelaBackend().target(platform)
     found = {}

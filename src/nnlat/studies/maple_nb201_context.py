@@ -21,9 +21,9 @@ architecture shares, stay priced alone).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nnlat.zoo.nasbench201 import ALL_CONV3X3, arch_config
 from nnlat.zoo.nasbench201_tflite import stage_sizes
@@ -114,9 +114,37 @@ def context_workloads(cache: Path | None = None) -> dict[str, bytes]:
     Args:
         cache: a folder keeping the exported files between runs; None exports each time.
     """
-    from nnlat.studies.maple_spaces import export_cached
-
     return export_cached(context_networks(), cache, prefix="context_")
+
+
+def export_cached(
+    networks: Mapping[str, tuple[Callable[[], Any], tuple[int, ...]]],
+    cache: Path | None,
+    prefix: str = "",
+) -> dict[str, bytes]:
+    """Each Keras ``(builder, input shape)`` as int8 ``.tflite`` (TensorFlow's converter).
+
+    Args:
+        cache: a folder keeping the exported files (``<prefix><name>.tflite``) between
+            runs; None exports each time.
+
+    Example:
+        >>> export_cached({}, None)
+        {}
+    """
+    from nnlat.zoo.edge.tflite_export import export_int8
+
+    found: dict[str, bytes] = {}
+    for name, (build, shape) in networks.items():
+        path = cache / f"{prefix}{name}.tflite" if cache is not None else None
+        if path is not None and path.is_file():
+            found[name] = path.read_bytes()
+            continue
+        found[name] = export_int8(build, shape)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(found[name])
+    return found
 
 
 def characterise_in_context(platform: str, workloads: dict[str, bytes]) -> dict[str, float]:

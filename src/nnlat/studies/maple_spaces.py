@@ -22,11 +22,11 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from nnlat.measure.descriptor import HardwareDescriptor
+from nnlat.studies.maple_kws_context import tflite_of
 from nnlat.zoo.edge import cnn_kws
 from nnlat.zoo.family import Config
 from nnlat.zoo.nasbench201 import ALL_CONV3X3, OPS, arch_config, parse_arch
@@ -155,39 +155,10 @@ def nb201_workloads(cache: Path | None = None) -> dict[str, bytes]:
     Args:
         cache: a folder keeping the exported files between runs; None exports each time.
     """
+    from nnlat.studies.maple_nb201_context import export_cached
     from nnlat.zoo.nasbench201_tflite import primitives
 
     return export_cached(primitives(arch_config(ALL_CONV3X3)), cache)
-
-
-def export_cached(
-    networks: Mapping[str, tuple[Callable[[], Any], tuple[int, ...]]],
-    cache: Path | None,
-    prefix: str = "",
-) -> dict[str, bytes]:
-    """Each Keras ``(builder, input shape)`` as int8 ``.tflite`` (TensorFlow's converter).
-
-    Args:
-        cache: a folder keeping the exported files (``<prefix><name>.tflite``) between
-            runs; None exports each time.
-
-    Example:
-        >>> export_cached({}, None)
-        {}
-    """
-    from nnlat.zoo.edge.tflite_export import export_int8
-
-    found: dict[str, bytes] = {}
-    for name, (build, shape) in networks.items():
-        path = cache / f"{prefix}{name}.tflite" if cache is not None else None
-        if path is not None and path.is_file():
-            found[name] = path.read_bytes()
-            continue
-        found[name] = export_int8(build, shape)
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(found[name])
-    return found
 
 
 def kws_workloads(cache: Path | None = None) -> dict[str, bytes]:
@@ -200,13 +171,6 @@ def kws_workloads(cache: Path | None = None) -> dict[str, bytes]:
     """
     del cache  # writing all 264 takes about a second
     return {name: tflite_of(build) for name, build in cnn_kws.primitive_networks().items()}
-
-
-def tflite_of(network: Callable[[Any], Any]) -> bytes:
-    """The int8 ``.tflite`` of a one-argument ``network(nn)`` (the direct writer)."""
-    from nnlat.zoo.edge.int8_net import write_int8
-
-    return write_int8(lambda _config, nn: network(nn), None)
 
 
 def characterise_pool_in_context(
