@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nnlat.zoo.nasbench201 import ALL_CONV3X3, arch_config
-from nnlat.zoo.nasbench201_tflite import stage_sizes
+from nnlat.zoo.nasbench201_tflite import relu_conv_bn, stage_sizes
 
 if TYPE_CHECKING:
     import keras
@@ -37,26 +37,11 @@ CELL_OPS = ("conv1x1", "conv3x3", "avgpool3x3", "add", "zero")
 _OPERATOR = {"conv1x1": "Conv2D", "conv3x3": "Conv2D", "avgpool3x3": "AvgPool", "add": "Add"}
 
 
-def _edge(x: keras.KerasTensor, channels: int, kernel: int, prefix: str = "") -> keras.KerasTensor:
-    """ReLU-Conv-BN, as a cell edge; ``prefix`` names its layers."""
-    import keras
-
-    x = keras.layers.ReLU(name=f"{prefix}relu" if prefix else None)(x)
-    x = keras.layers.Conv2D(
-        channels,
-        kernel,
-        padding="same",
-        use_bias=False,
-        name=f"{prefix}conv" if prefix else None,
-    )(x)
-    return keras.layers.BatchNormalization(name=f"{prefix}bn" if prefix else None)(x)
-
-
 def _primitive(op: str, node: keras.KerasTensor, channels: int) -> keras.KerasTensor:
     import keras
 
     if op in ("conv1x1", "conv3x3"):
-        return _edge(node, channels, int(op[4]), OWN)
+        return relu_conv_bn(node, channels, int(op[4]), prefix=OWN)
     if op == "avgpool3x3":
         return keras.layers.AveragePooling2D(3, strides=1, padding="same", name=f"{OWN}pool")(node)
     if op == "zero":
@@ -81,11 +66,15 @@ def context_network(op: str, channels: int, resolution: int) -> Callable[[], ker
 
         x = keras.Input(batch_shape=(1, resolution, resolution, channels))
         add_name = f"{OWN}add" if op == "add" else None
-        node = keras.layers.Add(name=add_name)([_edge(x, channels, 1), _edge(x, channels, 1)])
+        node = keras.layers.Add(name=add_name)(
+            [relu_conv_bn(x, channels, 1), relu_conv_bn(x, channels, 1)]
+        )
         if op == "add":
-            out = _edge(node, channels, 1)
+            out = relu_conv_bn(node, channels, 1)
         else:
-            out = keras.layers.Add()([_primitive(op, node, channels), _edge(node, channels, 1)])
+            out = keras.layers.Add()(
+                [_primitive(op, node, channels), relu_conv_bn(node, channels, 1)]
+            )
         return keras.Model(x, out)
 
     return make

@@ -37,14 +37,20 @@ if TYPE_CHECKING:
 STAGES = 3
 
 
-def _relu_conv_bn(
-    x: keras.KerasTensor, channels: int, kernel: int, stride: int = 1
+def relu_conv_bn(
+    x: keras.KerasTensor, channels: int, kernel: int, stride: int = 1, prefix: str = ""
 ) -> keras.KerasTensor:
+    """ReLU-Conv-BN, the space's convolution; ``prefix`` names its three layers."""
     import keras
 
-    x = keras.layers.ReLU()(x)
-    x = keras.layers.Conv2D(channels, kernel, strides=stride, padding="same", use_bias=False)(x)
-    return keras.layers.BatchNormalization()(x)
+    def name(layer: str) -> str | None:
+        return f"{prefix}{layer}" if prefix else None
+
+    x = keras.layers.ReLU(name=name("relu"))(x)
+    x = keras.layers.Conv2D(
+        channels, kernel, strides=stride, padding="same", use_bias=False, name=name("conv")
+    )(x)
+    return keras.layers.BatchNormalization(name=name("bn"))(x)
 
 
 def edge_op(x: keras.KerasTensor, op: str, channels: int) -> keras.KerasTensor:
@@ -58,9 +64,9 @@ def edge_op(x: keras.KerasTensor, op: str, channels: int) -> keras.KerasTensor:
     if op == "skip_connect":
         return x
     if op == "nor_conv_1x1":
-        return _relu_conv_bn(x, channels, 1)
+        return relu_conv_bn(x, channels, 1)
     if op == "nor_conv_3x3":
-        return _relu_conv_bn(x, channels, 3)
+        return relu_conv_bn(x, channels, 3)
     if op == "avg_pool_3x3":
         return keras.layers.AveragePooling2D(3, strides=1, padding="same")(x)
     raise ValueError(f"no Keras layer for NAS-Bench-201 op {op!r}")
@@ -88,7 +94,7 @@ def reduction(x: keras.KerasTensor, channels: int) -> keras.KerasTensor:
     """The stride-2 residual block between stages, ``channels`` wide at its output."""
     import keras
 
-    main = _relu_conv_bn(_relu_conv_bn(x, channels, 3, stride=2), channels, 3)
+    main = relu_conv_bn(relu_conv_bn(x, channels, 3, stride=2), channels, 3)
     short = keras.layers.AveragePooling2D(2, strides=2)(x)
     short = keras.layers.Conv2D(channels, 1, use_bias=False)(short)
     return keras.layers.Add()([main, short])
