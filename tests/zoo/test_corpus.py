@@ -18,6 +18,7 @@ from nnlat.errors import ExportError
 from nnlat.graph import graph_key, load
 from nnlat.measure.inputs import random_inputs
 from nnlat.zoo import CORPUS_FAMILY_MODULES, get_family
+from nnlat.zoo.corpus.hf_text import ARCHS
 from nnlat.zoo.corpus.tiny import KINDS
 from nnlat.zoo.family import Family
 from nnlat.zoo.generate import generate_variants
@@ -125,6 +126,15 @@ def test_own_generators_export_distinct_models(name: str) -> None:
 def test_transformers_families_export_distinct_models(name: str) -> None:
     pytest.importorskip("transformers")
     _distinct_exports(name, range(2))
+
+
+@pytest.mark.slow
+def test_deep_transformers_are_graphs_of_many_small_operators() -> None:
+    pytest.importorskip("transformers")
+    deep = get_family("hf-deep")
+    assert {deep.sample(random.Random(seed))["arch"] for seed in range(200)} == set(ARCHS)
+    nodes = [len(model.graph.node) for model in _distinct_exports("hf-deep", range(2))]
+    assert min(nodes) > 700, nodes  # hf-text's six layers stay in the hundreds
 
 
 @pytest.mark.slow

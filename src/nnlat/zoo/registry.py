@@ -46,6 +46,7 @@ TFLITE_FAMILY_MODULES = ("nasbench201_tflite", "edge.cnn_realblocks")
 # ``corpus`` extra when a model is built, not when the registry is read.
 CORPUS_FAMILY_MODULES = (
     "corpus.hf_text",
+    "corpus.hf_deep",
     "corpus.hf_vision",
     "corpus.hf_speech",
     "corpus.detector",
@@ -71,6 +72,7 @@ CORPUS_FAMILIES = (
     "int8-dynamic",
     "int8-qdq",
     "dense-large",
+    "hf-deep",
 )
 
 # The ten families of the NNLQP dataset (the paper's Table 3 rows).

@@ -15,6 +15,7 @@ model has a token-type table), int64, batch 1.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import torch
 
@@ -250,9 +251,20 @@ def sample(rng: random.Random) -> Config:
         >>> c["inputs"][0], c["seq"] >= 16
         ('input_ids', True)
     """
+    return sample_sized(rng, draw_sizes)
+
+
+def sample_sized(rng: random.Random, draw: Callable[..., Sizes]) -> Config:
+    """:func:`sample` with the sizes drawn by ``draw`` (called as ``draw(rng, gqa=...)``).
+
+    Example:
+        >>> from nnlat.zoo.corpus.sizes import draw_deep_sizes
+        >>> sample_sized(random.Random(0), draw_deep_sizes)["seq"] <= 32
+        True
+    """
     name = rng.choice(sorted(ARCHS))
     arch = ARCHS[name]
-    sizes = draw_sizes(rng, gqa=name in GQA)
+    sizes = draw(rng, gqa=name in GQA)
     config = sample_common(rng, name, arch, arch.sample(sizes, rng))
     inputs = ["input_ids", "attention_mask"]
     if name in TOKEN_TYPES and rng.random() < 0.5:

@@ -70,3 +70,30 @@ def draw_sizes(rng: random.Random, *, max_layers: int = 6, gqa: bool = False) ->
         )
         if sizes.macs() <= MAX_MACS:
             return sizes
+
+
+def draw_deep_sizes(rng: random.Random, *, gqa: bool = False) -> Sizes:
+    """Deep, narrow and short: 8–32 layers of width 32–128 over 4–32 tokens.
+
+    The graphs of small deployed transformers (grapheme-to-phoneme models, tiny encoders):
+    thousands of operators, each of a few microseconds, where :func:`draw_sizes`'s models
+    have at most six layers and hundreds of operators.
+
+    Example:
+        >>> s = draw_deep_sizes(random.Random(0))
+        >>> 8 <= s.layers <= 32, s.hidden <= 128, s.seq <= 32
+        (True, True, True)
+    """
+    hidden = rng.choice([32, 48, 64, 96, 128])
+    head_dim = rng.choice([d for d in (16, 32) if hidden % d == 0])
+    heads = hidden // head_dim
+    kv_heads = rng.choice([k for k in (1, 2, heads) if heads % k == 0]) if gqa else heads
+    return Sizes(
+        hidden=hidden,
+        layers=rng.randint(8, 32),
+        heads=heads,
+        kv_heads=kv_heads,
+        ffn=hidden * rng.choice([2, 3, 4]),
+        vocab=rng.choice([64, 256, 1000, 4096]),
+        seq=rng.choice([4, 8, 12, 16, 24, 28, 32]),
+    )
