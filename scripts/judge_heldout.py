@@ -33,14 +33,14 @@ from nnlat.predictor.predictor import Predictor
 from fetch_heldout import SETS  # isort: skip (scripts/ is on the path when run from it)
 
 
-def judge(
+def predictions(
     measured: list[dict],
     cache: Path,
     heldout_set: int,
     predictors: list[Path],
     ensemble: bool = False,
-) -> list[str]:
-    """Markdown lines: the summary per predictor, then predicted against measured per model.
+) -> tuple[list[dict], np.ndarray, dict[str, np.ndarray]]:
+    """The files measured ok, their measured latencies and each predictor's answers (ms).
 
     With ``ensemble``, one more column: the geometric mean of the predictors' answers
     (seeds of one recipe averaged; errors in latency are multiplicative, hence geometric).
@@ -70,6 +70,18 @@ def judge(
     if ensemble and len(columns) > 1:
         logs = np.log(np.maximum(np.stack(list(columns.values())), 1e-9))
         columns[f"geometric mean of the {len(columns)} above"] = np.exp(logs.mean(axis=0))
+    return ok, truth, columns
+
+
+def judge(
+    measured: list[dict],
+    cache: Path,
+    heldout_set: int,
+    predictors: list[Path],
+    ensemble: bool = False,
+) -> list[str]:
+    """Markdown lines: the summary per predictor, then predicted against measured per model."""
+    ok, truth, columns = predictions(measured, cache, heldout_set, predictors, ensemble)
     lines = [
         f"{len(ok)} of {len(measured)} files measured ok on "
         f"{sorted({m['platform'] for m in ok})}, hardware "

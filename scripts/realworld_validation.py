@@ -1,0 +1,104 @@
+"""Real-world validation: predictors scored on held-out sets that have had their look.
+
+A held-out set is a test set once; after its look it is shipped models measured on the
+reference hardware that nothing trained on, which is what a choice between predictors
+should read. This pools the sets named (by default 4 to 6, the ones whose measurements
+are saved under ``reports/realworld/setN/measured.jsonl``) and scores each predictor over
+all their files together:
+
+    python scripts/fetch_heldout.py --set 4   # and 5, 6
+    python scripts/realworld_validation.py --predictor A --predictor B [--sets 4,5,6] \\
+        [--cache DIR] [--out FILE.md]
+
+Printed: MAPE, median error, Acc(10 %), Acc(25 %) and the mean log ratio (predicted /
+measured; negative is low) per predictor, and the MAPE difference of each predictor to the
+first with a 95 % interval from resampling packages (files of one package move together).
+Nothing trains; never run it on a set still kept for a look.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import platformdirs
+
+from judge_heldout import predictions  # isort: skip (scripts/ is on the path when run from it)
+
+REPORTS = Path("reports/realworld")
+RESAMPLES = 5000
+
+
+def package_interval(
+    errors_a: np.ndarray, errors_b: np.ndarray, packages: list[str]
+) -> tuple[float, float, float]:
+    """2.5, 50 and 97.5 % quantiles of mean(errors_a) - mean(errors_b), packages resampled.
+
+    Example:
+        >>> a, b = np.array([0.5, 0.5, 0.1]), np.array([0.1, 0.1, 0.1])
+        >>> low, mid, high = package_interval(a, b, ["p", "p", "q"])
+        >>> 0.0 <= low <= mid <= high <= 0.4
+        True
+    """
+    rng = np.random.default_rng(0)
+    names = sorted(set(packages))
+    rows = {name: [i for i, p in enumerate(packages) if p == name] for name in names}
+    differences = []
+    for _ in range(RESAMPLES):
+        chosen = [i for name in rng.choice(names, len(names)) for i in rows[name]]
+        differences.append(errors_a[chosen].mean() - errors_b[chosen].mean())
+    low, mid, high = np.percentile(differences, [2.5, 50, 97.5])
+    return float(low), float(mid), float(high)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--predictor", type=Path, action="append", required=True)
+    parser.add_argument("--sets", default="4,5,6", help="held-out sets that had their look")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "heldout",
+    )
+    parser.add_argument("--out", type=Path, help="also write the table here (Markdown)")
+    args = parser.parse_args()
+
+    truth, packages, columns = [], [], {}
+    for heldout_set in (int(s) for s in args.sets.split(",")):
+        path = REPORTS / f"set{heldout_set}" / "measured.jsonl"
+        measured = [json.loads(line) for line in path.read_text().splitlines() if line]
+        ok, measured_ms, answers = predictions(measured, args.cache, heldout_set, args.predictor)
+        truth.append(measured_ms)
+        packages += [m["name"].split("@")[0] for m in ok]
+        for label, values in answers.items():
+            columns.setdefault(label, []).append(values)
+    measured_ms = np.concatenate(truth)
+    answers = {label: np.concatenate(parts) for label, parts in columns.items()}
+    errors = {label: np.abs(v / measured_ms - 1) for label, v in answers.items()}
+
+    first = next(iter(errors))
+    lines = [
+        f"{len(measured_ms)} files of sets {args.sets} ({len(set(packages))} packages), "
+        "measured on the reference hardware.",
+        "",
+        "| predictor | MAPE | median error | Acc(10 %) | Acc(25 %) | mean log ratio | "
+        "MAPE − first's (95 % interval, packages resampled) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for label, error in errors.items():
+        low, mid, high = package_interval(error, errors[first], packages)
+        difference = "–" if label == first else f"{mid:+.1%} ({low:+.1%} … {high:+.1%})"
+        lines.append(
+            f"| `{label}` | {error.mean():.1%} | {np.median(error):.1%} | "
+            f"{(error <= 0.1).mean():.0%} | {(error <= 0.25).mean():.0%} | "
+            f"{np.mean(np.log(answers[label] / measured_ms)):+.3f} | {difference} |"
+        )
+    print("\n".join(lines))
+    if args.out:
+        args.out.write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
