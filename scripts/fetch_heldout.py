@@ -1876,6 +1876,22 @@ HELDOUT_7 = (
         "MIT",
         heldout_set=7,
     ),
+    # added on 2026-11-29 by a third search, before any look: a tokamak transport surrogate
+    # MLP (QLKNN 7-11) and a YOLO-style mahjong tile detector
+    Heldout(
+        "fusion_surrogates-0.4.7-py3-none-any.whl",
+        "fusion_surrogates/qlknn/models/qlknn_7_11.onnx",
+        "66a48bd1ec8c43ed7897759577824132dee72253741ebb04c3a34269cb1bd845",
+        "Apache-2.0",
+        heldout_set=7,
+    ),
+    Heldout(
+        "mahjong_detector-0.0.6-py3-none-any.whl",
+        "mahjong_detector/model.onnx",
+        "fffd6d29aacf850526a4411b68b4e7c4a96957ee2f00f9076982b30dfde78c07",
+        "MIT",
+        heldout_set=7,
+    ),
 )
 
 SETS = {

