@@ -107,6 +107,7 @@ def predict_command(
             warnings.simplefilter("always", NnlatWarning)
             # said below, model by model, with the model's name
             warnings.filterwarnings("ignore", ".*operators never seen in training")
+            warnings.filterwarnings("ignore", ".*outside the training graphs")
             if server is not None:
                 with client_of(server, token) as client:
                     results = [client.predict(m, platform, batch_size, shapes) for m in models]
@@ -126,6 +127,12 @@ def predict_command(
             stderr.print(
                 f"[yellow]warning:[/] {escape(path.name)}: operators never seen in training: "
                 f"{', '.join(result.unseen_ops)} (the prediction is less reliable)",
+                highlight=False,
+            )
+        if result.outside_training:
+            stderr.print(
+                f"[yellow]warning:[/] {escape(path.name)}: outside the training graphs: "
+                f"{'; '.join(result.outside_training)} (the prediction extrapolates)",
                 highlight=False,
             )
     if as_json:

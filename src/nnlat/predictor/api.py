@@ -30,6 +30,7 @@ from nnlat.predictor.batching import torch_threads
 from nnlat.predictor.calibration import Calibration, load_calibration
 from nnlat.predictor.hardware_check import other_hardware_warning, same_hardware
 from nnlat.predictor.predictor import Predictor, PredictorError
+from nnlat.predictor.ranges import outside_ranges
 from nnlat.zoo.family import ZooModel
 
 PRETRAINED_DIR = Path(__file__).parent / "pretrained"
@@ -47,6 +48,9 @@ class Prediction(BaseModel):
         graph_hash: the model's structural hash.
         batch_size: dimension 0 of the inputs.
         unseen_ops: operators the predictor never saw in training (less trustworthy).
+        outside_training: graph-level values (operators, FLOPs, parameters, bytes, batch)
+            beyond the range of the predictor's training graphs, in words: the network
+            extrapolates there (:mod:`nnlat.predictor.ranges`).
         predictor: which predictor answered (network and where it was loaded from).
         served_by: the platform whose head answered: ``platform`` itself, or the nearest
             head when the predictor has none for it (see :func:`nnlat.platform.match_platform`).
@@ -74,6 +78,7 @@ class Prediction(BaseModel):
     unit: str = "ms"
     same_hardware: bool | None = None
     calibration: str | None = None
+    outside_training: tuple[str, ...] = ()
 
     @model_validator(mode="after")
     def _latency_is_the_value(self) -> Prediction:
@@ -266,6 +271,14 @@ def predict_many(
                 NnlatWarning,
                 stacklevel=2,
             )
+        outside = outside_ranges(raw, chosen.info)
+        if outside:
+            warnings.warn(
+                f"{_label(model)}: outside the training graphs: {'; '.join(outside)}; "
+                "the prediction extrapolates",
+                NnlatWarning,
+                stacklevel=2,
+            )
         results.append(
             Prediction(
                 latency_ms=float(value) if target == "latency" else None,
@@ -280,6 +293,7 @@ def predict_many(
                 calibration=calibration.note if calibration is not None else None,
                 value=float(value),
                 unit=TARGET_UNITS[target],
+                outside_training=outside,
             )
         )
     return results
@@ -342,6 +356,7 @@ def predict_heads(
     digest, raw = _load_features(model, batch_size, input_shapes)
     label = f"{chosen.network}:{chosen.info.get('name', 'custom')}"
     unseen = chosen.schema.unseen_ops(raw)
+    outside = outside_ranges(raw, chosen.info)
     host = detect_hardware()
     return [
         Prediction(
@@ -356,6 +371,7 @@ def predict_heads(
             same_hardware=same_hardware(chosen.info, platform, host.hardware, host.fingerprint),
             value=float(values[0]),
             unit=TARGET_UNITS[target],
+            outside_training=outside,
         )
         for (platform, target), values in chosen.predict_heads([raw]).items()
     ]

@@ -55,6 +55,7 @@ from nnlat.predictor.networks.brpnas import BrpnasConfig, BrpnasGcn
 from nnlat.predictor.networks.kernel_sage import KernelSage, KernelSageConfig
 from nnlat.predictor.networks.nnlp import Nnlp, NnlpConfig
 from nnlat.predictor.networks.perfsage import PerfSage, PerfSageConfig
+from nnlat.predictor.ranges import RANGES_KEY, training_ranges
 from nnlat.predictor.training import (
     OnEpoch,
     TrainResult,
@@ -284,7 +285,8 @@ class Predictor:
         ``settings.upsample_share`` the training graphs of every family (design space)
         are repeated until each holds that share of the training set
         (:func:`~nnlat.predictor.training.upsample`). ``info`` is replaced by a summary
-        of this training.
+        of this training, with the range of each graph-level value over ``records``
+        (validation share included: :mod:`nnlat.predictor.ranges`).
         """
         train_idx, valid_idx = split_by_graph(
             [r.graph_hash for r in records], settings.valid_fraction, settings.seed
@@ -311,6 +313,7 @@ class Predictor:
             "best_epoch": result.best_epoch,
             "best_valid_mape": result.best_valid_mape,
             HARDWARE_KEY: fingerprints_by_platform((r.platform, r.hardware) for r in records),
+            RANGES_KEY: training_ranges(r.raw for r in records),
         }
         return result
 
