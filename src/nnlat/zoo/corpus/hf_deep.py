@@ -13,13 +13,12 @@ milliseconds, not tens of them.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
-from nnlat.zoo.corpus.export import no_module
-from nnlat.zoo.corpus.hf import hf_export
-from nnlat.zoo.corpus.hf_text import ARCHS, inputs, sample_sized
+from nnlat.zoo.corpus import hf_text
 from nnlat.zoo.corpus.sizes import draw_deep_sizes
-from nnlat.zoo.family import Config, Family
+from nnlat.zoo.family import Config
 
 
 def sample(rng: random.Random) -> Config:
@@ -30,15 +29,13 @@ def sample(rng: random.Random) -> Config:
         >>> c["hf"] != {} and c["seq"] <= 32
         True
     """
-    return sample_sized(rng, draw_deep_sizes)
+    return hf_text.sample_sized(rng, draw_deep_sizes)
 
 
-FAMILY = Family(
+# hf-text's family (inputs, shapes, export) with the deep sizes
+FAMILY = dataclasses.replace(
+    hf_text.FAMILY,
     name="hf-deep",
     summary="hf-text's transformers at 8-32 layers, width 32-128, 4-32 tokens: many small ops",
     sample=sample,
-    build=no_module,
-    input_shape=lambda c: (1, c["seq"]),
-    output_shape=lambda c: (1, c["seq"]),
-    export_onnx=hf_export(ARCHS, inputs),
 )
