@@ -39,8 +39,9 @@ def predictions(
     heldout_set: int,
     predictors: list[Path],
     ensemble: bool = False,
-) -> tuple[list[dict], np.ndarray, dict[str, np.ndarray]]:
-    """The files measured ok, their measured latencies and each predictor's answers (ms).
+) -> tuple[list[dict], np.ndarray, dict[str, np.ndarray], dict[str, list[tuple[str, ...]]]]:
+    """The files measured ok, their measured latencies, each predictor's answers (ms) and
+    what of each file lies outside its training graphs (``Prediction.outside_training``).
 
     With ``ensemble``, one more column: the geometric mean of the predictors' answers
     (seeds of one recipe averaged; errors in latency are multiplicative, hence geometric).
@@ -53,9 +54,10 @@ def predictions(
         if hashlib.sha256(file.read_bytes()).hexdigest() != m["sha256"]:
             raise SystemExit(f"{file}: not the file that was measured (sha256 differs)")
     columns: dict[str, np.ndarray] = {}
+    outside: dict[str, list[tuple[str, ...]]] = {}
     for path in predictors:
         predictor = Predictor.load(path)
-        values = []
+        values, label = [], f"{path} ({predictor.info.get('name', '?')})"
         for file, m in zip(files, ok, strict=True):
             prediction = nnlat.predict(
                 file,
@@ -66,11 +68,12 @@ def predictions(
                 calibrated=False,
             )
             values.append(prediction.latency_ms)
-        columns[f"{path} ({predictor.info.get('name', '?')})"] = np.array(values)
+            outside.setdefault(label, []).append(prediction.outside_training)
+        columns[label] = np.array(values)
     if ensemble and len(columns) > 1:
         logs = np.log(np.maximum(np.stack(list(columns.values())), 1e-9))
         columns[f"geometric mean of the {len(columns)} above"] = np.exp(logs.mean(axis=0))
-    return ok, truth, columns
+    return ok, truth, columns, outside
 
 
 def judge(
@@ -81,7 +84,7 @@ def judge(
     ensemble: bool = False,
 ) -> list[str]:
     """Markdown lines: the summary per predictor, then predicted against measured per model."""
-    ok, truth, columns = predictions(measured, cache, heldout_set, predictors, ensemble)
+    ok, truth, columns, _ = predictions(measured, cache, heldout_set, predictors, ensemble)
     lines = [
         f"{len(ok)} of {len(measured)} files measured ok on "
         f"{sorted({m['platform'] for m in ok})}, hardware "

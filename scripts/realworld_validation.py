@@ -8,11 +8,13 @@ all their files together:
 
     python scripts/fetch_heldout.py --set 4   # and 5, 6
     python scripts/realworld_validation.py --predictor A --predictor B [--sets 4,5,6] \\
-        [--cache DIR] [--out FILE.md]
+        [--ensemble] [--cache DIR] [--out FILE.md]
 
 Printed: MAPE, median error, Acc(10 %), Acc(25 %) and the mean log ratio (predicted /
 measured; negative is low) per predictor, and the MAPE difference of each predictor to the
-first with a 95 % interval from resampling packages (files of one package move together).
+first with a 95 % interval from resampling packages (files of one package move together);
+then each predictor's MAPE on the files it flags as outside its training graphs
+(``Prediction.outside_training``) and on the rest.
 Nothing trains; never run it on a set still kept for a look.
 """
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -63,17 +66,32 @@ def main() -> None:
         default=Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "heldout",
     )
     parser.add_argument("--out", type=Path, help="also write the table here (Markdown)")
+    parser.add_argument(
+        "--ensemble", action="store_true", help="also score the predictors' geometric mean"
+    )
     args = parser.parse_args()
 
-    truth, packages, columns = [], [], {}
+    truth, packages, columns, flagged = [], [], {}, {}
+    why: Counter[str] = Counter()  # the first predictor's reasons for its flags
     for heldout_set in (int(s) for s in args.sets.split(",")):
         path = REPORTS / f"set{heldout_set}" / "measured.jsonl"
         measured = [json.loads(line) for line in path.read_text().splitlines() if line]
-        ok, measured_ms, answers = predictions(measured, args.cache, heldout_set, args.predictor)
+        ok, measured_ms, answers, outside = predictions(
+            measured, args.cache, heldout_set, args.predictor, args.ensemble
+        )
         truth.append(measured_ms)
         packages += [m["name"].split("@")[0] for m in ok]
         for label, values in answers.items():
             columns.setdefault(label, []).append(values)
+            # the ensemble's flags: its first member's (one recipe, one training set)
+            said = outside.get(label, next(iter(outside.values())))
+            flagged.setdefault(label, []).extend(bool(o) for o in said)
+            for reasons in said if label == next(iter(answers)) else ():
+                # "FLOPs 1,234 (training graphs: at most 999)" → "FLOPs above"
+                why.update(
+                    f"{r.split(' (')[0].rsplit(' ', 1)[0]} {'above' if 'most' in r else 'below'}"
+                    for r in reasons
+                )
     measured_ms = np.concatenate(truth)
     answers = {label: np.concatenate(parts) for label, parts in columns.items()}
     errors = {label: np.abs(v / measured_ms - 1) for label, v in answers.items()}
@@ -95,6 +113,23 @@ def main() -> None:
             f"{(error <= 0.1).mean():.0%} | {(error <= 0.25).mean():.0%} | "
             f"{np.mean(np.log(answers[label] / measured_ms)):+.3f} | {difference} |"
         )
+    lines += [
+        "",
+        "Files the predictor says lie outside its training graphs (`outside_training`: "
+        "operators, FLOPs, parameters, bytes or batch beyond their ranges), against the rest:",
+        "",
+        "| predictor | outside: files | MAPE | inside: files | MAPE |",
+        "|---|---|---|---|---|",
+    ]
+    for label, error in errors.items():
+        out = np.array(flagged[label])
+        cells = [
+            f"{int(part.sum())} | {error[part].mean():.1%}" if part.any() else "0 | –"
+            for part in (out, ~out)
+        ]
+        lines.append(f"| `{label}` | " + " | ".join(cells) + " |")
+    reasons = ", ".join(f"{reason} {count}" for reason, count in why.most_common())
+    lines += ["", f"Why the first predictor flags them (a file may have several): {reasons}."]
     print("\n".join(lines))
     if args.out:
         args.out.write_text("\n".join(lines) + "\n")

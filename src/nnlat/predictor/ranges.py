@@ -19,8 +19,15 @@ import numpy as np
 from nnlat.features.raw import GRAPH_COLUMNS, RawFeatures
 
 RANGES_KEY = "graph_ranges"
-CHECKED = ("batch_size", "flops", "params", "bytes", "nodes")
-"""The values a prediction is checked on (``macs`` follows ``flops``, ``kernels`` ``nodes``)."""
+CHECKED = {
+    "nodes": "operators",
+    "flops": "FLOPs",
+    "params": "parameters",
+    "bytes": "bytes moved",
+    "batch_size": "batch size",
+}
+"""The values a prediction is checked on, and their names in words (``macs`` follows
+``flops``, ``kernels`` follows ``nodes``)."""
 
 
 def training_ranges(raws: Iterable[RawFeatures]) -> dict[str, list[float]]:
@@ -55,23 +62,19 @@ def outside_ranges(raw: RawFeatures, info: Mapping[str, Any]) -> tuple[str, ...]
         >>> from nnlat.graph import load
         >>> raw = raw_features(load(tiny_model()))
         >>> outside_ranges(raw, {RANGES_KEY: {"nodes": [10.0, 20.0]}})
-        ('2 nodes, below the 10 of the smallest training graph',)
+        ('operators 2 (training graphs: at least 10)',)
         >>> outside_ranges(raw, {})
         ()
     """
     ranges = info.get(RANGES_KEY) or {}
     found = []
-    for column in CHECKED:
+    for column, words in CHECKED.items():
         if column not in ranges:
             continue
         low, high = ranges[column]
         value = float(raw.graph_values[GRAPH_COLUMNS.index(column)])
         if value > high:
-            found.append(
-                f"{value:,.0f} {column}, above the {high:,.0f} of the largest training graph"
-            )
+            found.append(f"{words} {value:,.0f} (training graphs: at most {high:,.0f})")
         elif value < low:
-            found.append(
-                f"{value:,.0f} {column}, below the {low:,.0f} of the smallest training graph"
-            )
+            found.append(f"{words} {value:,.0f} (training graphs: at least {low:,.0f})")
     return tuple(found)
