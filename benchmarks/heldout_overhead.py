@@ -25,7 +25,6 @@ from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
-import platformdirs
 
 from nnlat.datasets import CAMPAIGN_SPEC
 from nnlat.measure.backends.base import graph_for
@@ -34,7 +33,7 @@ from nnlat.measure.inputs import random_inputs
 from nnlat.measure.runner import measure, reference_platform
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "scripts"))
-from fetch_heldout import SETS
+from fetch_heldout import DEFAULT_CACHE, SETS
 from measure_heldout import INPUT_VALUES, SHAPES
 
 
@@ -63,7 +62,7 @@ def main() -> None:
     parser.add_argument(
         "--cache",
         type=Path,
-        default=Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "heldout",
+        default=DEFAULT_CACHE,
     )
     parser.add_argument("--set", type=int, choices=sorted(SETS), default=1, dest="heldout_set")
     args = parser.parse_args()

@@ -34,6 +34,9 @@ from pathlib import Path
 
 import platformdirs
 
+DEFAULT_CACHE = Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "heldout"
+"""Where the fetched files lie unless ``--cache`` says otherwise."""
+
 
 @dataclass(frozen=True)
 class Heldout:
@@ -2007,7 +2010,7 @@ def add_set_arguments(
     parser.add_argument(
         "--cache",
         type=Path,
-        default=Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "heldout",
+        default=DEFAULT_CACHE,
     )
     parser.add_argument(
         "--set", type=int, choices=sorted(sets), default=default_set, dest="heldout_set"

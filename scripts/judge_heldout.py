@@ -24,13 +24,12 @@ import json
 from pathlib import Path
 
 import numpy as np
-import platformdirs
 
 import nnlat
 from nnlat.predictor.metrics import acc_within, mape
 from nnlat.predictor.predictor import Predictor
 
-from fetch_heldout import SETS  # isort: skip (scripts/ is on the path when run from it)
+from fetch_heldout import DEFAULT_CACHE, SETS  # isort: skip (scripts/ is on the path when run from it)
 
 
 def predictions(
@@ -107,20 +106,21 @@ def judge(
     return lines
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", type=int, choices=sorted(SETS), required=True, dest="heldout_set")
-    parser.add_argument("--measured", type=Path, required=True, help="measure_heldout --save")
+def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--predictor`` (repeated), ``--cache``, ``--out`` and ``--ensemble``."""
     parser.add_argument("--predictor", type=Path, action="append", required=True)
-    parser.add_argument(
-        "--cache",
-        type=Path,
-        default=Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "heldout",
-    )
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--out", type=Path, help="also write the tables here (Markdown)")
     parser.add_argument(
         "--ensemble", action="store_true", help="also judge the predictors' geometric mean"
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", type=int, choices=sorted(SETS), required=True, dest="heldout_set")
+    parser.add_argument("--measured", type=Path, required=True, help="measure_heldout --save")
+    add_judge_arguments(parser)
     args = parser.parse_args()
     measured = [json.loads(line) for line in args.measured.read_text().splitlines() if line]
     lines = judge(measured, args.cache, args.heldout_set, args.predictor, args.ensemble)

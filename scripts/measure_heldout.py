@@ -24,7 +24,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import platformdirs
 
 from nnlat.datasets import CAMPAIGN_SPEC
 from nnlat.datasets.training import REALWORLD_PREFIX
@@ -33,7 +32,7 @@ from nnlat.querying import QueryEngine, QueryResult
 from nnlat.store import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
-from fetch_heldout import SETS
+from fetch_heldout import DEFAULT_CACHE, SETS
 
 SILERO = {"input": (1, 512), "state": (2, 1, 128)}  # one 32 ms window at 16 kHz
 SILERO_SEQUENCE = {"input": (32, 576), "h": (1, 1, 128), "c": (1, 1, 128)}  # ~1 s of windows
@@ -674,7 +673,7 @@ def main() -> None:
     parser.add_argument(
         "--cache",
         type=Path,
-        default=Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "heldout",
+        default=DEFAULT_CACHE,
     )
     parser.add_argument("--refresh", action="store_true")
     parser.add_argument(

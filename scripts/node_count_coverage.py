@@ -24,13 +24,11 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-import platformdirs
-
 from nnlat.graph import load
 from nnlat.graph.summary import summarize
 
 sys.path.insert(0, str(Path(__file__).parent))
-from fetch_heldout import SETS
+from fetch_heldout import DEFAULT_CACHE, SETS
 from measure_heldout import SHAPES
 
 BINS = (0, 100, 300, 1000, 3000)
@@ -89,7 +87,7 @@ def main() -> None:
     parser.add_argument(
         "--cache",
         type=Path,
-        default=Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "heldout",
+        default=DEFAULT_CACHE,
     )
     args = parser.parse_args()
 

@@ -26,9 +26,8 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-import platformdirs
 
-from judge_heldout import predictions  # isort: skip (scripts/ is on the path when run from it)
+from judge_heldout import add_judge_arguments, predictions  # isort: skip (scripts/ is on the path when run from it)
 
 REPORTS = Path("reports/realworld")
 RESAMPLES = 5000
@@ -58,17 +57,8 @@ def package_interval(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--predictor", type=Path, action="append", required=True)
     parser.add_argument("--sets", default="4,5,6", help="held-out sets that had their look")
-    parser.add_argument(
-        "--cache",
-        type=Path,
-        default=Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "heldout",
-    )
-    parser.add_argument("--out", type=Path, help="also write the table here (Markdown)")
-    parser.add_argument(
-        "--ensemble", action="store_true", help="also score the predictors' geometric mean"
-    )
+    add_judge_arguments(parser)
     args = parser.parse_args()
 
     truth, packages, columns, flagged = [], [], {}, {}
