@@ -2,7 +2,7 @@
 
 Run (after ``python scripts/fetch_heldout.py``; on an otherwise idle core):
 
-    chrt -f 1 taskset -c 1 python benchmarks/heldout_repeatability.py [--processes 2] [--set 2-6]
+    chrt -f 1 taskset -c 1 python benchmarks/heldout_repeatability.py [--processes 2] [--set 2-7]
 
 Runs ``scripts/measure_heldout.py`` (the campaign protocol, each shipped file as given) in
 ``--processes`` fresh processes, each into its own throw-away database, then prints per
@@ -21,6 +21,8 @@ import tempfile
 from pathlib import Path
 
 SCRIPT = Path(__file__).parents[1] / "scripts" / "measure_heldout.py"
+sys.path.insert(0, str(SCRIPT.parent))
+from fetch_heldout import SETS  # noqa: E402  (a script beside measure_heldout.py)
 
 
 def medians(db: Path) -> dict[str, float]:
@@ -35,7 +37,9 @@ def medians(db: Path) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--set", default="1", choices=list("123456"), help="the held-out set")
+    parser.add_argument(
+        "--set", default="1", choices=[str(n) for n in sorted(SETS)], help="the held-out set"
+    )
     parser.add_argument("--cache", help="where fetch_heldout.py put the files")
     args = parser.parse_args()
     runs = []

@@ -18,7 +18,9 @@ from nnlat.errors import ExportError
 from nnlat.graph import graph_key, load
 from nnlat.measure.inputs import random_inputs
 from nnlat.zoo import CORPUS_FAMILY_MODULES, get_family
-from nnlat.zoo.corpus.hf_text import ARCHS
+from nnlat.zoo.corpus.hf import build_hf
+from nnlat.zoo.corpus.hf_text import ARCHS, sample_sized
+from nnlat.zoo.corpus.sizes import Sizes
 from nnlat.zoo.corpus.tiny import KINDS
 from nnlat.zoo.family import Family
 from nnlat.zoo.generate import generate_variants
@@ -135,6 +137,25 @@ def test_deep_transformers_are_graphs_of_many_small_operators() -> None:
     assert {deep.sample(random.Random(seed))["arch"] for seed in range(200)} == set(ARCHS)
     nodes = [len(model.graph.node) for model in _distinct_exports("hf-deep", range(2))]
     assert min(nodes) > 700, nodes  # hf-text's six layers stay in the hundreds
+
+
+def test_every_transformer_head_builds_at_the_narrowest_deep_width() -> None:
+    # hf-deep draws widths down to 32, below some architectures' fixed sub-widths
+    # (MobileBERT's 64-128 embedding once made a negative weight shape mid-campaign)
+    pytest.importorskip("transformers")
+
+    def narrowest(rng: random.Random, gqa: bool = False) -> Sizes:
+        return Sizes(
+            hidden=32, layers=1, heads=2, kv_heads=1 if gqa else 2, ffn=64, vocab=64, seq=4
+        )
+
+    configs = {}
+    for seed in range(400):
+        config = sample_sized(random.Random(seed), narrowest)
+        configs.setdefault((config["arch"], config["head"]), config)
+    assert {arch for arch, _ in configs} == set(ARCHS)
+    for (arch, head), config in sorted(configs.items()):
+        assert build_hf(ARCHS[arch], config) is not None, (arch, head)
 
 
 @pytest.mark.slow

@@ -171,7 +171,9 @@ def _mobilebert(s: Sizes, rng: random.Random) -> dict[str, object]:
     bottleneck = rng.choice([32, 64, 128])
     return {
         **_bert_like(s, rng),
-        "embedding_size": rng.choice([64, 128]),
+        # its masked-LM head maps hidden - embedding features: no wider than the hidden
+        # size (hf-deep's are 32-128 wide)
+        "embedding_size": min(rng.choice([64, 128]), s.hidden),
         "intra_bottleneck_size": bottleneck,
         "true_hidden_size": bottleneck,
         "num_attention_heads": rng.choice([2, 4]),
