@@ -12,12 +12,14 @@ import random
 
 import numpy as np
 import onnx
+import onnxruntime as ort
 import pytest
 
 from nnlat.errors import ExportError
 from nnlat.graph import graph_key, load
 from nnlat.measure.inputs import random_inputs
 from nnlat.zoo import CORPUS_FAMILY_MODULES, get_family
+from nnlat.zoo.corpus import face
 from nnlat.zoo.corpus.hf import build_hf
 from nnlat.zoo.corpus.hf_text import ARCHS, sample_sized
 from nnlat.zoo.corpus.sizes import Sizes
@@ -48,10 +50,26 @@ def _distinct_exports(name: str, seeds: range) -> list[onnx.ModelProto]:
     return models
 
 
-@pytest.mark.parametrize("name", ["rnn-control-flow", "audio-frontend", "tiny-heads"])
+@pytest.mark.parametrize("name", ["rnn-control-flow", "audio-frontend", "tiny-heads", "face-cnn"])
 def test_cheap_generators_export_distinct_valid_models(name: str) -> None:
     for model in _distinct_exports(name, range(3)):
         onnx.checker.check_model(model)
+
+
+def test_face_models_of_every_kind_use_prelu_and_run() -> None:
+    family = get_family("face-cnn")
+    seen = set()
+    for seed in range(30):
+        config = family.sample(random.Random(seed))
+        if config["kind"] in seen or config.get("resolution", 0) > 112:
+            continue  # one model of each kind, a small one
+        seen.add(config["kind"])
+        model = family.model(config).to_onnx()
+        assert "PRelu" in {n.op_type for n in model.graph.node}, config
+        session = ort.InferenceSession(model.SerializeToString())
+        image = np.random.default_rng(0).random(face.input_shape(config), dtype=np.float32)
+        assert np.isfinite(session.run(None, {"input": image})[0]).all()
+    assert seen == set(face.KINDS)
 
 
 def test_control_flow_puts_recurrent_ops_inside_if_and_loop() -> None:

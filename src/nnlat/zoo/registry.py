@@ -57,6 +57,7 @@ CORPUS_FAMILY_MODULES = (
     "corpus.int8_dynamic",
     "corpus.int8_qdq",
     "corpus.dense",
+    "corpus.face",
 )
 
 # The real-architecture corpus's families (issue 33), by registered name.
@@ -73,6 +74,7 @@ CORPUS_FAMILIES = (
     "int8-qdq",
     "dense-large",
     "hf-deep",
+    "face-cnn",
 )
 
 # The ten families of the NNLQP dataset (the paper's Table 3 rows).
