@@ -25,7 +25,7 @@ import torch
 from torch import nn
 
 from nnlat.zoo.corpus.export import OPSETS
-from nnlat.zoo.corpus.layers import export_image_model
+from nnlat.zoo.corpus.layers import conv_bn_act, export_image_model
 from nnlat.zoo.family import Config, Family
 
 KINDS = ("cascade", "mobilefacenet", "resnet-prelu")
@@ -41,11 +41,7 @@ def conv_prelu(
     cin: int, cout: int, kernel: int, stride: int, shared: bool, groups: int = 1
 ) -> nn.Sequential:
     """Conv2d + BatchNorm (folded by the exporter) + ``PRelu``."""
-    return nn.Sequential(
-        nn.Conv2d(cin, cout, kernel, stride, kernel // 2, groups=groups, bias=False),
-        nn.BatchNorm2d(cout),
-        prelu(cout, shared),
-    )
+    return conv_bn_act(cin, cout, kernel, stride, prelu(cout, shared), groups)
 
 
 class Cascade(nn.Module):

@@ -22,13 +22,14 @@ ACTIVATIONS: dict[str, type[nn.Module]] = {
 
 
 def conv_bn_act(
-    cin: int, cout: int, kernel: int, stride: int, act: str, groups: int = 1
+    cin: int, cout: int, kernel: int, stride: int, act: str | nn.Module, groups: int = 1
 ) -> nn.Sequential:
-    """Conv2d + BatchNorm + activation (the exporter folds the norm into the conv)."""
+    """Conv2d + BatchNorm + activation (the exporter folds the norm into the conv); ``act``
+    names one of :data:`ACTIVATIONS` or is the module itself (a ``PReLU`` of ``cout``)."""
     return nn.Sequential(
         nn.Conv2d(cin, cout, kernel, stride, kernel // 2, groups=groups, bias=False),
         nn.BatchNorm2d(cout),
-        ACTIVATIONS[act](),
+        act if isinstance(act, nn.Module) else ACTIVATIONS[act](),
     )
 
 
