@@ -38,9 +38,12 @@ def predictions(
     heldout_set: int,
     predictors: list[Path],
     ensemble: bool = False,
-) -> tuple[list[dict], np.ndarray, dict[str, np.ndarray], dict[str, list[tuple[str, ...]]]]:
-    """The files measured ok, their measured latencies, each predictor's answers (ms) and
-    what of each file lies outside its training graphs (``Prediction.outside_training``).
+) -> tuple[
+    list[dict], np.ndarray, dict[str, np.ndarray], dict[str, list[tuple[str, ...]]], list[tuple]
+]:
+    """The files measured ok, their measured latencies, each predictor's answers (ms), what
+    of each file lies outside its training graphs (``Prediction.outside_training``) and the
+    operators of each file whose work its input values decide (``Prediction.data_dependent``).
 
     With ``ensemble``, one more column: the geometric mean of the predictors' answers
     (seeds of one recipe averaged; errors in latency are multiplicative, hence geometric).
@@ -54,6 +57,7 @@ def predictions(
             raise SystemExit(f"{file}: not the file that was measured (sha256 differs)")
     columns: dict[str, np.ndarray] = {}
     outside: dict[str, list[tuple[str, ...]]] = {}
+    data_dependent: list[tuple[str, ...]] = []
     for path in predictors:
         predictor = Predictor.load(path)
         values, label = [], f"{path} ({predictor.info.get('name', '?')})"
@@ -68,11 +72,13 @@ def predictions(
             )
             values.append(prediction.latency_ms)
             outside.setdefault(label, []).append(prediction.outside_training)
+            if path == predictors[0]:  # a property of the file, not of the predictor
+                data_dependent.append(prediction.data_dependent)
         columns[label] = np.array(values)
     if ensemble and len(columns) > 1:
         logs = np.log(np.maximum(np.stack(list(columns.values())), 1e-9))
         columns[f"geometric mean of the {len(columns)} above"] = np.exp(logs.mean(axis=0))
-    return ok, truth, columns, outside
+    return ok, truth, columns, outside, data_dependent
 
 
 def judge(
@@ -83,7 +89,7 @@ def judge(
     ensemble: bool = False,
 ) -> list[str]:
     """Markdown lines: the summary per predictor, then predicted against measured per model."""
-    ok, truth, columns, _ = predictions(measured, cache, heldout_set, predictors, ensemble)
+    ok, truth, columns, _, _ = predictions(measured, cache, heldout_set, predictors, ensemble)
     lines = [
         f"{len(ok)} of {len(measured)} files measured ok on "
         f"{sorted({m['platform'] for m in ok})}, hardware "

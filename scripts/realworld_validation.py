@@ -64,14 +64,16 @@ def main() -> None:
     args = parser.parse_args()
 
     truth, packages, columns, flagged = [], [], {}, {}
+    by_data: list[bool] = []  # files with operators whose work the input values decide
     why: Counter[str] = Counter()  # the first predictor's reasons for its flags
     for heldout_set in (int(s) for s in args.sets.split(",")):
         path = REPORTS / f"set{heldout_set}" / "measured.jsonl"
         measured = [json.loads(line) for line in path.read_text().splitlines() if line]
-        ok, measured_ms, answers, outside = predictions(
+        ok, measured_ms, answers, outside, data_dependent = predictions(
             measured, args.cache, heldout_set, args.predictor, args.ensemble
         )
         truth.append(measured_ms)
+        by_data += [bool(ops) for ops in data_dependent]
         packages += [m["name"].split("@")[0] for m in ok]
         for label, values in answers.items():
             columns.setdefault(label, []).append(values)
@@ -118,6 +120,21 @@ def main() -> None:
         lines.append(f"| `{label}` | " + " | ".join(cells) + " |")
     reasons = ", ".join(f"{reason} {count}" for reason, count in why.most_common())
     lines += ["", f"Why the first predictor flags them (a file may have several): {reasons}."]
+    lines += [
+        "",
+        "Files with operators whose work the input values decide (`data_dependent`: `Loop`, "
+        "`If`, `NonZero`, `NonMaxSuppression`, `Unique`, `Compress`), against the rest:",
+        "",
+        "| predictor | data-dependent: files | MAPE | the rest: files | MAPE |",
+        "|---|---|---|---|---|",
+    ]
+    marked = np.array(by_data)
+    for label, error in errors.items():
+        cells = [
+            f"{int(part.sum())} | {error[part].mean():.1%}" if part.any() else "0 | –"
+            for part in (marked, ~marked)
+        ]
+        lines.append(f"| `{label}` | " + " | ".join(cells) + " |")
     print("\n".join(lines))
     if args.out:
         args.out.write_text("\n".join(lines) + "\n")

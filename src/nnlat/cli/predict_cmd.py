@@ -97,6 +97,8 @@ def predict_command(
         return
     if init_args is not None:
         raise typer.BadParameter("--init-args applies to a model.py::ClassName only")
+    from nnlat.predictor.data_dependence import DATA_DEPENDENT_WORDS
+
     with user_errors(subject=models[0].name if len(models) == 1 else None):
         for model in models:
             check_model_file(model)
@@ -108,6 +110,7 @@ def predict_command(
             # said below, model by model, with the model's name
             warnings.filterwarnings("ignore", ".*operators never seen in training")
             warnings.filterwarnings("ignore", ".*outside the training graphs")
+            warnings.filterwarnings("ignore", f".*{DATA_DEPENDENT_WORDS}")
             if server is not None:
                 with client_of(server, token) as client:
                     results = [client.predict(m, platform, batch_size, shapes) for m in models]
@@ -133,6 +136,12 @@ def predict_command(
             stderr.print(
                 f"[yellow]warning:[/] {escape(path.name)}: outside the training graphs: "
                 f"{'; '.join(result.outside_training)} (the prediction extrapolates)",
+                highlight=False,
+            )
+        if result.data_dependent:
+            stderr.print(
+                f"[yellow]warning:[/] {escape(path.name)}: {DATA_DEPENDENT_WORDS}: "
+                f"{', '.join(result.data_dependent)}",
                 highlight=False,
             )
     if as_json:

@@ -28,6 +28,7 @@ from nnlat.measure.observed_shapes import observe_shapes
 from nnlat.platform import PlatformMatch, UnknownPlatformError, match_platform
 from nnlat.predictor.batching import torch_threads
 from nnlat.predictor.calibration import Calibration, load_calibration
+from nnlat.predictor.data_dependence import DATA_DEPENDENT_WORDS, data_dependent_ops
 from nnlat.predictor.hardware_check import other_hardware_warning, same_hardware
 from nnlat.predictor.predictor import Predictor, PredictorError
 from nnlat.predictor.ranges import outside_ranges
@@ -51,6 +52,10 @@ class Prediction(BaseModel):
         outside_training: graph-level values (operators, FLOPs, parameters, bytes, batch)
             beyond the range of the predictor's training graphs, in words: the network
             extrapolates there (:mod:`nnlat.predictor.ranges`).
+        data_dependent: operators whose work the input values decide (``Loop``, ``If``,
+            ``NonZero``, ``NonMaxSuppression``, …): the prediction holds for inputs like
+            those the model would be timed with, not for every input
+            (:mod:`nnlat.predictor.data_dependence`).
         predictor: which predictor answered (network and where it was loaded from).
         served_by: the platform whose head answered: ``platform`` itself, or the nearest
             head when the predictor has none for it (see :func:`nnlat.platform.match_platform`).
@@ -79,6 +84,7 @@ class Prediction(BaseModel):
     same_hardware: bool | None = None
     calibration: str | None = None
     outside_training: tuple[str, ...] = ()
+    data_dependent: tuple[str, ...] = ()
 
     @model_validator(mode="after")
     def _latency_is_the_value(self) -> Prediction:
@@ -279,6 +285,13 @@ def predict_many(
                 NnlatWarning,
                 stacklevel=2,
             )
+        data_dependent = data_dependent_ops(raw)
+        if data_dependent:
+            warnings.warn(
+                f"{_label(model)}: {DATA_DEPENDENT_WORDS}: {', '.join(data_dependent)}",
+                NnlatWarning,
+                stacklevel=2,
+            )
         results.append(
             Prediction(
                 latency_ms=float(value) if target == "latency" else None,
@@ -294,6 +307,7 @@ def predict_many(
                 value=float(value),
                 unit=TARGET_UNITS[target],
                 outside_training=outside,
+                data_dependent=data_dependent,
             )
         )
     return results
@@ -357,6 +371,7 @@ def predict_heads(
     label = f"{chosen.network}:{chosen.info.get('name', 'custom')}"
     unseen = chosen.schema.unseen_ops(raw)
     outside = outside_ranges(raw, chosen.info)
+    data_dependent = data_dependent_ops(raw)
     host = detect_hardware()
     return [
         Prediction(
@@ -372,6 +387,7 @@ def predict_heads(
             value=float(values[0]),
             unit=TARGET_UNITS[target],
             outside_training=outside,
+            data_dependent=data_dependent,
         )
         for (platform, target), values in chosen.predict_heads([raw]).items()
     ]
