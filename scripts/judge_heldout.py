@@ -22,6 +22,7 @@ import argparse
 import hashlib
 import json
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,18 +33,24 @@ from nnlat.predictor.predictor import Predictor
 from fetch_heldout import DEFAULT_CACHE, SETS  # isort: skip (scripts/ is on the path when run from it)
 
 
+class Judged(NamedTuple):
+    """What :func:`predictions` gives, file by file in the order of ``ok``."""
+
+    ok: list[dict]  # the files measured ok
+    measured_ms: np.ndarray
+    answers: dict[str, np.ndarray]  # predictor label → predicted ms
+    outside: dict[str, list[tuple[str, ...]]]  # label → Prediction.outside_training
+    data_dependent: list[tuple[str, ...]]  # Prediction.data_dependent (the file's own)
+
+
 def predictions(
     measured: list[dict],
     cache: Path,
     heldout_set: int,
     predictors: list[Path],
     ensemble: bool = False,
-) -> tuple[
-    list[dict], np.ndarray, dict[str, np.ndarray], dict[str, list[tuple[str, ...]]], list[tuple]
-]:
-    """The files measured ok, their measured latencies, each predictor's answers (ms), what
-    of each file lies outside its training graphs (``Prediction.outside_training``) and the
-    operators of each file whose work its input values decide (``Prediction.data_dependent``).
+) -> Judged:
+    """Each predictor's answers for the files measured ok (see :class:`Judged`).
 
     With ``ensemble``, one more column: the geometric mean of the predictors' answers
     (seeds of one recipe averaged; errors in latency are multiplicative, hence geometric).
@@ -78,7 +85,7 @@ def predictions(
     if ensemble and len(columns) > 1:
         logs = np.log(np.maximum(np.stack(list(columns.values())), 1e-9))
         columns[f"geometric mean of the {len(columns)} above"] = np.exp(logs.mean(axis=0))
-    return ok, truth, columns, outside, data_dependent
+    return Judged(ok, truth, columns, outside, data_dependent)
 
 
 def judge(

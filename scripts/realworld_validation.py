@@ -57,6 +57,23 @@ def package_interval(
     return float(low), float(mid), float(high)
 
 
+def split_rows(errors: dict[str, np.ndarray], marks: dict[str, np.ndarray]) -> list[str]:
+    """One table row per predictor: files and MAPE where ``marks[label]`` holds, then where not.
+
+    Example:
+        >>> split_rows({"p": np.array([0.5, 0.1])}, {"p": np.array([True, False])})
+        ['| `p` | 1 | 50.0% | 1 | 10.0% |']
+    """
+    rows = []
+    for label, error in errors.items():
+        cells = [
+            f"{int(part.sum())} | {error[part].mean():.1%}" if part.any() else "0 | –"
+            for part in (marks[label], ~marks[label])
+        ]
+        rows.append(f"| `{label}` | " + " | ".join(cells) + " |")
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default="4,5,6,7", help="held-out sets that had their look")
@@ -111,13 +128,7 @@ def main() -> None:
         "| predictor | outside: files | MAPE | inside: files | MAPE |",
         "|---|---|---|---|---|",
     ]
-    for label, error in errors.items():
-        out = np.array(flagged[label])
-        cells = [
-            f"{int(part.sum())} | {error[part].mean():.1%}" if part.any() else "0 | –"
-            for part in (out, ~out)
-        ]
-        lines.append(f"| `{label}` | " + " | ".join(cells) + " |")
+    lines += split_rows(errors, {label: np.array(flagged[label]) for label in errors})
     reasons = ", ".join(f"{reason} {count}" for reason, count in why.most_common())
     lines += ["", f"Why the first predictor flags them (a file may have several): {reasons}."]
     lines += [
@@ -128,13 +139,7 @@ def main() -> None:
         "| predictor | data-dependent: files | MAPE | the rest: files | MAPE |",
         "|---|---|---|---|---|",
     ]
-    marked = np.array(by_data)
-    for label, error in errors.items():
-        cells = [
-            f"{int(part.sum())} | {error[part].mean():.1%}" if part.any() else "0 | –"
-            for part in (marked, ~marked)
-        ]
-        lines.append(f"| `{label}` | " + " | ".join(cells) + " |")
+    lines += split_rows(errors, dict.fromkeys(errors, np.array(by_data)))
     print("\n".join(lines))
     if args.out:
         args.out.write_text("\n".join(lines) + "\n")
