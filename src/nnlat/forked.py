@@ -186,12 +186,12 @@ class _Forked:
                     try:
                         results, error = self.compute(chunk), None
                     except Exception as exc:
-                        results, error = None, _portable(exc)
+                        results, error = None, portable_error(exc)
                 found = [(w.message, w.category, w.filename, w.lineno) for w in caught]
                 try:
                     message = pickle.dumps((chunk, results, error, found), pickle.HIGHEST_PROTOCOL)
                 except Exception as exc:  # a result or warning that does not pickle
-                    error = _portable(exc)
+                    error = portable_error(exc)
                     message = pickle.dumps((chunk, None, error, []))
                 # Results go through a file, the pipe only says which: a pipe holds 64
                 # KiB, and the thread draining it here waits for the interpreter lock at
@@ -342,7 +342,7 @@ class RemoteTraceback(Exception):  # noqa: N818 (multiprocessing.pool's name)
         return str(self.args[0])
 
 
-def _portable(exc: Exception) -> tuple[Exception, str]:
+def portable_error(exc: Exception) -> tuple[Exception, str]:
     """``exc`` if it pickles (else a RuntimeError with its text), and its traceback text."""
     text = "".join(traceback.format_exception(exc))
     try:
@@ -360,161 +360,3 @@ def _describe(item: object) -> str:
     if isinstance(item, bytes | bytearray):
         return f"{len(item):,} bytes"
     return type(item).__name__
-
-
-class CapExceededError(Exception):
-    """A :func:`call_capped` child ran out of its memory or time (``cap`` says which)."""
-
-    def __init__(self, cap: str, message: str) -> None:
-        super().__init__(message)
-        self.cap = cap  # "memory" or "time"
-
-
-def call_capped(function: Callable[[], R], *, max_bytes: int, max_seconds: float) -> R:
-    """``function()``, computed in a forked child that may use ``max_bytes`` more memory.
-
-    For work whose cost an untrusted input decides (a model whose shape inference could
-    allocate terabytes): the child's address space is capped (``RLIMIT_AS``) at its
-    size at the fork plus ``max_bytes``, and it is killed after ``max_seconds``, so
-    neither can take this process down. The address-space cap alone is not enough: free
-    memory inside this process's heap is inherited, mapped already, and reusable without
-    growing the address space (a long-running server can hold gigabytes of it). So the
-    child's *private* memory — every page it wrote since the fork — is also watched, and
-    the child is killed once that passes ``max_bytes``. The result and any exception
-    come back pickled.
-    Where forking is not available (:func:`can_fork`), ``function`` runs in-process,
-    uncapped.
-
-    Args:
-        function: what to compute (inherited by the child, not pickled); its result
-            must pickle.
-        max_bytes: memory the child may allocate beyond what it inherits.
-        max_seconds: wall time the child may take.
-
-    Returns:
-        ``function()``.
-
-    Raises:
-        CapExceededError: the child ran out of memory (``cap == "memory"``: a
-            ``MemoryError``, or killed) or time (``cap == "time"``).
-        Exception: whatever ``function`` raised, with the child's traceback as cause.
-
-    Example:
-        >>> call_capped(lambda: sum(range(10)), max_bytes=1 << 28, max_seconds=30)
-        45
-        >>> call_capped(lambda: bytearray(1 << 31), max_bytes=1 << 28, max_seconds=30)
-        Traceback (most recent call last):
-        ...
-        nnlat.forked.CapExceededError: ran out of its memory allowance of 268,435,456 bytes
-    """
-    if not can_fork():
-        return function()
-    import resource
-    import select
-    import signal
-    import time
-
-    reader, writer = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        code = 0
-        try:
-            # A crash here (a native library aborting at its memory cap) is reported by
-            # the parent; the child's own fault dump would only repeat it on stderr.
-            import faulthandler
-
-            faulthandler.disable()
-            os.close(reader)
-            base = _address_space_bytes()
-            if base is not None:
-                hard = resource.getrlimit(resource.RLIMIT_AS)[1]
-                cap = base + max_bytes
-                if hard != resource.RLIM_INFINITY:
-                    cap = min(cap, hard)  # only root may raise a hard limit
-                resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-            try:
-                outcome: tuple[bool, Any] = (True, function())
-            except BaseException as exc:
-                outcome = (False, _portable(exc) if isinstance(exc, Exception) else None)
-            try:
-                data = pickle.dumps(outcome, pickle.HIGHEST_PROTOCOL)
-            except Exception as exc:
-                data = pickle.dumps((False, _portable(exc)))
-            with os.fdopen(writer, "wb") as out:
-                out.write(data)
-        except BaseException:
-            code = 70
-        finally:
-            os._exit(code)
-    os.close(writer)
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + max_seconds
-    timed_out = False
-    over_memory = False
-    try:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                timed_out = True
-                break
-            if not select.select([reader], [], [], min(left, _WATCH_INTERVAL_S))[0]:
-                if not chunks and (_private_bytes(pid) or 0) > max_bytes:
-                    over_memory = True
-                    break
-                continue
-            chunk = os.read(reader, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(reader)
-        if timed_out or over_memory:
-            os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    if timed_out:
-        raise CapExceededError("time", f"ran past its time allowance of {max_seconds:g} s")
-    if over_memory:
-        raise CapExceededError("memory", f"ran out of its memory allowance of {max_bytes:,} bytes")
-    try:
-        ok, value = pickle.loads(b"".join(chunks))
-    except Exception:  # killed (the kernel's OOM killer) before it could answer
-        raise CapExceededError(
-            "memory", f"ended without an answer (out of memory?) within {max_bytes:,} bytes"
-        ) from None
-    if ok:
-        return value  # type: ignore[no-any-return]
-    if value is None or isinstance(value[0], MemoryError):
-        raise CapExceededError("memory", f"ran out of its memory allowance of {max_bytes:,} bytes")
-    error, text = value
-    error.__cause__ = RemoteTraceback(text)
-    raise error
-
-
-# How often the parent looks at a capped child's private memory: at the ~0.5 GB/s a
-# parser allocates, a child overshoots its allowance by at most ~10 MB between looks.
-_WATCH_INTERVAL_S = 0.02
-
-
-def _private_bytes(pid: int) -> int | None:
-    """Memory process ``pid`` holds privately (Linux): the pages it wrote since a fork.
-
-    Pages shared copy-on-write with the parent do not count until written, which is why
-    this, unlike the address space or the resident size, sees a child reuse free heap it
-    inherited. None where ``/proc`` does not tell (not Linux, or the child is gone).
-    """
-    try:
-        text = Path(f"/proc/{pid}/smaps_rollup").read_text()
-    except OSError:
-        return None
-    fields = ("Private_Clean:", "Private_Dirty:", "Swap:")
-    kib = sum(int(line.split()[1]) for line in text.splitlines() if line.startswith(fields))
-    return kib * 1024
-
-
-def _address_space_bytes() -> int | None:
-    """This process's virtual memory size (Linux), the base an ``RLIMIT_AS`` adds to."""
-    try:
-        pages = int(Path("/proc/self/statm").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-    return pages * os.sysconf("SC_PAGE_SIZE")

@@ -65,9 +65,6 @@ class Farm:
             "NNLAT_MEASURE_MAX_TIME_S": "3",
             "NNLAT_JOB_RETRIES": "2",
             "NNLAT_RETRY_BACKOFF_S": "0.5",
-            # 16 uploads at once are 16 capped loading children on a 2-core host: the default
-            # 120 s per upload is about a hostile file, not about a busy test machine
-            "NNLAT_UPLOAD_TIME_S": "600",
         }
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self.url = ""
@@ -119,6 +116,14 @@ class Farm:
         process = self.processes.pop(name)
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+
+    def report(self, lines: int = 60) -> str:
+        """The end of every process's log (printed at teardown: pytest shows it on failure)."""
+        parts = []
+        for path in sorted(self.logs.glob("*.log")):
+            tail = path.read_text(errors="replace").splitlines()[-lines:]
+            parts.append(f"--- {path.name} (last {len(tail)} lines)\n" + "\n".join(tail))
+        return "\n".join(parts)
 
     def stop_all(self) -> None:
         for process in self.processes.values():

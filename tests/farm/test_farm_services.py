@@ -52,6 +52,7 @@ def farm_factory(tmp_path: Path) -> Iterator:
     yield make
     for farm in farms:
         farm.stop_all()
+        print(farm.report())
 
 
 def test_a_miss_is_measured_by_a_worker_then_cached(databases, farm_factory) -> None:
@@ -119,8 +120,9 @@ def test_identical_queries_from_many_clients_measure_once(databases, farm_factor
     model = tiny_model(channels=7)
 
     def ask(_: int):
-        # 16 uploads at once are 16 capped loading children on a 2-core host: give each
-        # request more than the default 60 s, so load does not read as an unreachable server
+        # 16 uploads at once are 16 capped loading children on a 2-core host: each request
+        # may take longer than the default 60 s, and a stuck upload meets its own 120 s
+        # cap (NNLAT_UPLOAD_TIME_S) first, which names itself
         with Client(url, token, timeout_s=240) as client:
             return client.query(model, farm.platform, timeout_s=240)
 

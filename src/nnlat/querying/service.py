@@ -15,7 +15,8 @@ by :meth:`QueryService.resend_stale`, which the server calls periodically. Sendi
 twice is safe (:func:`~nnlat.farm.execute.execute_job` is idempotent).
 
 Uploads are untrusted: :meth:`QueryService.add_model` parses and normalises them in a
-forked child capped in memory and time (:func:`nnlat.forked.call_capped`), and nothing is
+child capped in memory and time, forked from a fork server rather than from this
+threaded process (:func:`nnlat.capped.call_capped`), and nothing is
 written to the database for a caller that may not write.
 """
 
@@ -29,10 +30,10 @@ from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
 
+from nnlat.capped import CapExceededError, call_capped
 from nnlat.errors import NnlatError
 from nnlat.farm.dispatch import Dispatcher
 from nnlat.farm.execute import stored_source
-from nnlat.forked import CapExceededError, call_capped
 from nnlat.graph.hashing import graph_key
 from nnlat.graph.ir import Graph
 from nnlat.graph.load import load
@@ -166,11 +167,14 @@ class QueryService:
         if self.upload_memory_bytes is None:
             graph = parse()
         else:
-            # A fork from a threaded server: the child only parses and normalises (onnx,
-            # numpy) and is killed at the time cap, should it inherit a held lock.
+            # Forked from the fork server, not from this threaded process: a child forked
+            # here could inherit a lock another thread holds and hang until its time cap.
             try:
                 graph = call_capped(
-                    parse, max_bytes=self.upload_memory_bytes, max_seconds=self.upload_time_s
+                    parse,
+                    max_bytes=self.upload_memory_bytes,
+                    max_seconds=self.upload_time_s,
+                    isolated=True,
                 )
             except CapExceededError as exc:
                 if exc.cap == "memory":

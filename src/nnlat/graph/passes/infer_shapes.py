@@ -18,7 +18,7 @@ inference therefore runs first without data propagation (cheap, allocation-free)
 bounds every known tensor size by ``Limits.max_tensor_elements``; where a 0-D/1-D tensor
 of unknown or large size is read by a node, data propagation could still grow without
 bound, and then runs in a forked child capped at ``Limits.max_inference_bytes`` and
-``Limits.max_inference_s`` (:func:`nnlat.forked.call_capped`).
+``Limits.max_inference_s`` (:func:`nnlat.capped.call_capped`).
 
 onnxruntime's ``SymbolicShapeInference`` is not used as a fallback: it has no rule for
 ``DynamicQuantizeLSTM`` either, and using it only where onnxruntime happens to be
@@ -35,7 +35,7 @@ import onnx
 from onnx import defs, helper, shape_inference
 
 from nnlat.errors import InvalidInputShapeError
-from nnlat.forked import CapExceededError, call_capped
+from nnlat.capped import CapExceededError, call_capped
 from nnlat.graph.onnx_io import iter_graphs
 from nnlat.graph.passes.options import NormalizeOptions
 from nnlat.graph.tensors import has_data
