@@ -27,8 +27,8 @@ from typing import NamedTuple
 import numpy as np
 
 import nnlat
+from nnlat.predictor.ensemble import load_saved
 from nnlat.predictor.metrics import acc_within, mape
-from nnlat.predictor.predictor import Predictor
 
 from fetch_heldout import DEFAULT_CACHE, SETS  # isort: skip (scripts/ is on the path when run from it)
 
@@ -66,7 +66,7 @@ def predictions(
     outside: dict[str, list[tuple[str, ...]]] = {}
     data_dependent: list[tuple[str, ...]] = []
     for path in predictors:
-        predictor = Predictor.load(path)
+        predictor = load_saved(path)
         values, label = [], f"{path} ({predictor.info.get('name', '?')})"
         for file, m in zip(files, ok, strict=True):
             prediction = nnlat.predict(

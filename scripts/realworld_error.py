@@ -21,8 +21,8 @@ import numpy as np
 
 from nnlat.datasets.training import default_cache_dir, load_records
 from nnlat.features.records import REAL_WORLD
+from nnlat.predictor.ensemble import load_saved
 from nnlat.predictor.metrics import acc_within, mape
-from nnlat.predictor.predictor import Predictor
 from nnlat.store.store import Store
 
 
@@ -35,7 +35,7 @@ def main() -> None:
 
     records = load_records(Store.open(args.db), cache_dir=default_cache_dir())
     realworld = [r for r in records if r.source == REAL_WORLD]
-    predictors = {path: Predictor.load(path) for path in args.predictors}
+    predictors = {path: load_saved(path) for path in args.predictors}
     for platform in sorted({r.platform for r in realworld}):
         test = [r for r in realworld if r.platform == platform]
         measured = np.array([r.latency_ms for r in test])

@@ -32,6 +32,7 @@ from records_file import read_records, write_records
 
 from nnlat.datasets.training import REALWORLD_PREFIX, default_cache_dir, load_records
 from nnlat.features.records import REAL_WORLD
+from nnlat.predictor.ensemble import load_saved
 from nnlat.predictor.metrics import acc_within, mape
 from nnlat.predictor.predictor import Predictor
 from nnlat.predictor.training import TrainSettings
@@ -50,7 +51,7 @@ def predictor_section(
     With ``partner`` (a study method's name and its prediction per model), also the
     geometric mean of the two predictions: the ensemble chosen on held-out families.
     """
-    predictor = Predictor.load(path)
+    predictor = load_saved(path)
     test = [r for r in records if r.source == REAL_WORLD and r.platform == platform]
     head = platform
     if platform not in predictor.platforms:

@@ -29,6 +29,7 @@ from nnlat.platform import PlatformMatch, UnknownPlatformError, match_platform
 from nnlat.predictor.batching import torch_threads
 from nnlat.predictor.calibration import Calibration, load_calibration
 from nnlat.predictor.data_dependence import DATA_DEPENDENT_WORDS, data_dependent_ops
+from nnlat.predictor.ensemble import Ensemble, load_saved
 from nnlat.predictor.hardware_check import other_hardware_warning, same_hardware
 from nnlat.predictor.predictor import Predictor, PredictorError
 from nnlat.predictor.ranges import outside_ranges
@@ -96,9 +97,10 @@ class Prediction(BaseModel):
 
 
 @functools.cache
-def load_predictor(path: str | None = None) -> Predictor:
-    """The predictor saved at ``path`` (default: the shipped one), loaded once per process."""
-    return Predictor.load(path or PRETRAINED_DIR)
+def load_predictor(path: str | None = None) -> Predictor | Ensemble:
+    """The predictor (or ensemble) saved at ``path`` (default: the shipped one), loaded
+    once per process."""
+    return load_saved(path or PRETRAINED_DIR)
 
 
 def _graph(model: Any, batch_size: int, input_shapes: Mapping[str, Sequence[int]] | None) -> Graph:
@@ -108,7 +110,7 @@ def _graph(model: Any, batch_size: int, input_shapes: Mapping[str, Sequence[int]
 
 
 def _head_for(
-    predictor: Predictor, platform: str | None, source: str, target: str = "latency"
+    predictor: Predictor | Ensemble, platform: str | None, source: str, target: str = "latency"
 ) -> PlatformMatch:
     """The platform whose head answers for ``platform`` (default: this host's reference
     platform), among those with a ``target`` head.
@@ -194,7 +196,7 @@ def predict_many(
     batch_size: int = 1,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     *,
-    predictor: Predictor | str | Path | None = None,
+    predictor: Predictor | Ensemble | str | Path | None = None,
     workers: int | None = None,
     target: str = "latency",
     calibrated: bool = True,
@@ -213,8 +215,8 @@ def predict_many(
             :func:`~nnlat.predictor.heads.choose_head`).
         batch_size: dimension 0 of every input.
         input_shapes: input name → shape overrides (applied to every model).
-        predictor: a :class:`Predictor`, a saved predictor's directory, or None for
-            the shipped one.
+        predictor: a :class:`Predictor` or :class:`~nnlat.predictor.ensemble.Ensemble`, a
+            saved one's directory, or None for the shipped one.
         workers: processes that load models (default: the allowed cores; 1: in-process).
         target: ``latency`` (ms), ``memory`` (bytes) or ``energy`` (J).
         calibrated: apply this host's calibration of ``platform`` when `nnlat onboard`
@@ -231,7 +233,7 @@ def predict_many(
     """
     chosen = (
         predictor
-        if isinstance(predictor, Predictor)
+        if isinstance(predictor, Predictor | Ensemble)
         else load_predictor(None if predictor is None else str(predictor))
     )
     # an unknown platform fails before any model is loaded
@@ -319,7 +321,7 @@ def predict(
     batch_size: int = 1,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     *,
-    predictor: Predictor | str | Path | None = None,
+    predictor: Predictor | Ensemble | str | Path | None = None,
     target: str = "latency",
     calibrated: bool = True,
 ) -> Prediction:
@@ -350,7 +352,7 @@ def predict_heads(
     batch_size: int = 1,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     *,
-    predictor: Predictor | str | Path | None = None,
+    predictor: Predictor | Ensemble | str | Path | None = None,
 ) -> list[Prediction]:
     """Every target on every platform the predictor knows, for one model: the model is
     loaded and embedded once, and each head reads that embedding.
@@ -364,7 +366,7 @@ def predict_heads(
     """
     chosen = (
         predictor
-        if isinstance(predictor, Predictor)
+        if isinstance(predictor, Predictor | Ensemble)
         else load_predictor(None if predictor is None else str(predictor))
     )
     digest, raw = _load_features(model, batch_size, input_shapes)

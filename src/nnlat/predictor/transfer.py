@@ -203,7 +203,8 @@ def fine_tune(
         The fine-tuned predictor and what training did.
 
     Raises:
-        PredictorError: no records, or a new platform for a network without heads.
+        PredictorError: no records, a new platform for a network without heads, or an
+            ensemble (its members are fine-tuned one by one).
 
     Example:
         >>> import dataclasses
@@ -218,6 +219,10 @@ def fine_tune(
         >>> tuned.info["fine_tuned_on"]["new_heads"]["fake-fake1.0-fp16-t1"]["copied_from"]
         'fake-fake1.0-fp32-t1'
     """
+    if not isinstance(predictor, Predictor):  # an Ensemble: one network per member
+        raise PredictorError(
+            "this predictor is an ensemble: fine-tune one of its members (a subdirectory)"
+        )
     if not records:
         raise PredictorError("no records to fine-tune on: measure some models first")
     settings = transfer_settings(len(records), settings)

@@ -34,7 +34,7 @@ def toy_records(platform: str = TOY_PLATFORM) -> list[LatencyRecord]:
     return records
 
 
-def toy_predictor(epochs: int = 3) -> tuple[Predictor, list[LatencyRecord]]:
+def toy_predictor(epochs: int = 3, seed: int = 0) -> tuple[Predictor, list[LatencyRecord]]:
     """A small NNLP trained for a few epochs on :func:`toy_records`, and those records."""
     from nnlat.predictor.predictor import Predictor
     from nnlat.predictor.training import TrainSettings
@@ -42,7 +42,7 @@ def toy_predictor(epochs: int = 3) -> tuple[Predictor, list[LatencyRecord]]:
     records = toy_records()
     predictor, _ = Predictor.fit(
         records,
-        settings=TrainSettings(epochs=epochs, valid_fraction=0.25, device="cpu"),
+        settings=TrainSettings(epochs=epochs, valid_fraction=0.25, device="cpu", seed=seed),
         config={"hidden": 16, "layers": 2},
     )
     return predictor, records

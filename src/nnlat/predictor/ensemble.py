@@ -1,0 +1,209 @@
+"""``Ensemble``: several predictors of one recipe, answering with their geometric mean.
+
+Seeds of one training recipe land 13 to 25 points of MAPE apart on models people ship,
+while their validation errors rank them in no useful order
+(``reports/realworld/validation.md``): a single seed is a draw. An ensemble of seeds
+answers with the geometric mean of its members — the mean of their log outputs, which is
+what each network is trained on — and is steadier than any one of them.
+
+It saves as a directory: ``ensemble.json`` (its members and summary) and one saved
+:class:`~nnlat.predictor.predictor.Predictor` per member, in a subdirectory each. Every
+member has the same heads; each keeps its own feature schema, whose scalers were fitted
+on its own (seed-dependent) training split. What the prediction API reads besides
+predictions — the operators seen in training, the training ranges, the hardware — comes
+from the first member: members of one recipe share their training graphs.
+
+:func:`load_saved` loads either kind of directory. An ensemble predicts; it is not
+trained or fine-tuned as a whole (train its members, then :meth:`Ensemble.save` them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nnlat.features.parallel import iter_raw_features
+from nnlat.features.raw import RawFeatures
+from nnlat.features.records import LatencyRecord
+from nnlat.features.schema import FeatureSchema
+from nnlat.graph.ir import Graph
+from nnlat.predictor.predictor import LATENCY, Predictor, PredictorError
+
+ENSEMBLE_FILE = "ensemble.json"
+ENSEMBLE_FORMAT_VERSION = 1
+
+
+class Ensemble:
+    """Predicts what its members predict, as their geometric mean.
+
+    Attributes:
+        members: the predictors (same heads, in the same order).
+        info: the first member's training summary, with ``members`` (how many) and
+            whatever the ensemble was saved with (its ``name``).
+
+    Example:
+        >>> from nnlat.testing.records import toy_predictor
+        >>> (one, records), (two, _) = toy_predictor(seed=0), toy_predictor(seed=1)
+        >>> both = Ensemble([one, two])
+        >>> raws, platform = [r.raw for r in records[:3]], records[0].platform
+        >>> single = [p.predict_raw(raws, platform) for p in (one, two)]
+        >>> bool(np.allclose(both.predict_raw(raws, platform), np.sqrt(single[0] * single[1])))
+        True
+    """
+
+    def __init__(self, members: Sequence[Predictor], info: dict[str, Any] | None = None) -> None:
+        if not members:
+            raise PredictorError("an ensemble needs at least one member")
+        first = members[0]
+        for member in members[1:]:
+            if member.heads != first.heads:
+                raise PredictorError(
+                    f"ensemble members must have the same heads: {member.heads} "
+                    f"against {first.heads}"
+                )
+        self.members = list(members)
+        self.info = {**first.info, **(info or {}), "members": len(self.members)}
+
+    # -- what the prediction API reads: the first member's -------------------------------
+
+    @property
+    def schema(self) -> FeatureSchema:
+        """The first member's schema (its operator vocabulary: the training graphs')."""
+        return self.members[0].schema
+
+    @property
+    def network(self) -> str:
+        return self.members[0].network
+
+    @property
+    def platforms(self) -> list[str]:
+        return self.members[0].platforms
+
+    @property
+    def targets(self) -> list[str]:
+        return self.members[0].targets
+
+    @property
+    def heads(self) -> list[tuple[str, str]]:
+        return self.members[0].heads
+
+    def head(self, platform: str, target: str = LATENCY) -> int:
+        """The index of ``platform``'s ``target`` head (raises as a member would)."""
+        return self.members[0].head(platform, target)
+
+    # -- predictions: the geometric mean of the members' ---------------------------------
+
+    def predict_raw(
+        self, raws: Iterable[RawFeatures], platform: str, target: str = LATENCY
+    ) -> np.ndarray:
+        """Predicted ``target`` of graphs on ``platform``: the members' geometric mean."""
+        raws = list(raws)  # every member reads them
+        return _geometric_mean([m.predict_raw(raws, platform, target) for m in self.members])
+
+    def predict_graphs(
+        self,
+        graphs: Sequence[Graph],
+        platform: str,
+        workers: int | None = None,
+        target: str = LATENCY,
+    ) -> np.ndarray:
+        """Predicted ``target`` of loaded graphs: features computed once, for every member."""
+        return self.predict_raw(list(iter_raw_features(graphs, workers)), platform, target)
+
+    def predict_heads(self, raws: Sequence[RawFeatures]) -> dict[tuple[str, str], np.ndarray]:
+        """Every head's prediction for graphs, each the members' geometric mean."""
+        each = [m.predict_heads(raws) for m in self.members]
+        return {key: _geometric_mean([e[key] for e in each]) for key in self.heads}
+
+    def predict_all(self, raws: Sequence[RawFeatures]) -> dict[str, np.ndarray]:
+        """Predicted latencies (ms) of graphs on every platform."""
+        every = self.predict_heads(raws)
+        return {p: values for (p, t), values in every.items() if t == LATENCY}
+
+    def predict_records(
+        self, records: Sequence[LatencyRecord], target: str = LATENCY
+    ) -> np.ndarray:
+        """Predicted ``target`` of records, each on its own platform."""
+        return _geometric_mean([m.predict_records(records, target) for m in self.members])
+
+    # -- persistence ---------------------------------------------------------------------
+
+    def save(self, directory: Path | str, name: str | None = None) -> Path:
+        """Write ``ensemble.json`` and one member per subdirectory (replaced whole).
+
+        Args:
+            directory: where to save.
+            name: the ensemble's name in predictions (default: the first member's).
+
+        Returns:
+            The directory.
+        """
+        directory = Path(directory)
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+        staging.chmod(directory.parent.stat().st_mode & 0o777)
+        names = [f"member{index}" for index in range(len(self.members))]
+        for member, member_dir in zip(self.members, names, strict=True):
+            member.save(staging / member_dir)
+        sidecar = {
+            "format_version": ENSEMBLE_FORMAT_VERSION,
+            "combine": "geometric-mean",
+            "members": names,
+            "name": name or self.info.get("name"),
+            "seeds": [m.info.get("settings", {}).get("seed") for m in self.members],
+        }
+        (staging / ENSEMBLE_FILE).write_text(json.dumps(sidecar, indent=1) + "\n")
+        if directory.exists():
+            shutil.rmtree(directory)
+        os.replace(staging, directory)
+        return directory
+
+    @classmethod
+    def load(cls, directory: Path | str) -> Ensemble:
+        """Load an ensemble saved by :meth:`save`.
+
+        Raises:
+            PredictorError: a missing or malformed file, or a member that does not load.
+        """
+        directory = Path(directory)
+        try:
+            sidecar = json.loads((directory / ENSEMBLE_FILE).read_text())
+            names = [str(n) for n in sidecar["members"]]
+        except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise PredictorError(f"{directory} is not a saved ensemble: {exc}") from None
+        if sidecar.get("format_version") != ENSEMBLE_FORMAT_VERSION:
+            raise PredictorError(
+                f"ensemble {directory} has format version {sidecar.get('format_version')}, "
+                f"this nnlat reads {ENSEMBLE_FORMAT_VERSION}"
+            )
+        if any(Path(n).name != n for n in names):  # members live inside the directory
+            raise PredictorError(f"ensemble {directory} names a member outside itself")
+        info = {"name": sidecar["name"]} if sidecar.get("name") else None
+        return cls([Predictor.load(directory / n) for n in names], info)
+
+
+def load_saved(directory: Path | str) -> Predictor | Ensemble:
+    """The predictor or ensemble saved in ``directory``.
+
+    Example:
+        >>> import tempfile
+        >>> from nnlat.testing.records import toy_predictor
+        >>> saved = Ensemble([toy_predictor(seed=0)[0]]).save(tempfile.mkdtemp() + "/e")
+        >>> type(load_saved(saved)).__name__
+        'Ensemble'
+    """
+    if (Path(directory) / ENSEMBLE_FILE).is_file():
+        return Ensemble.load(directory)
+    return Predictor.load(directory)
+
+
+def _geometric_mean(values: Sequence[np.ndarray]) -> np.ndarray:
+    """The element-wise geometric mean of positive arrays."""
+    return np.exp(np.mean(np.log(np.stack(values)), axis=0))
