@@ -67,10 +67,22 @@ def test_members_with_different_heads_or_a_member_outside_are_refused(
     tuned, _ = fine_tune(members[1], fp16, settings=TrainSettings(epochs=1, device="cpu"))
     with pytest.raises(PredictorError, match="same heads"):
         Ensemble([members[0], tuned])
-    with pytest.raises(PredictorError, match="ensemble"):
+    with pytest.raises(PredictorError, match="member by member"):
         fine_tune(Ensemble(members), records)  # type: ignore[arg-type]
     saved = Ensemble(members[:1]).save(tmp_path / "e")
     sidecar = json.loads((saved / ENSEMBLE_FILE).read_text())
     (saved / ENSEMBLE_FILE).write_text(json.dumps({**sidecar, "members": ["../elsewhere"]}))
     with pytest.raises(PredictorError, match="outside itself"):
         load_saved(saved)
+
+
+def test_an_ensemble_is_fine_tuned_member_by_member(seeds) -> None:
+    members, _ = seeds
+    fp16 = toy_records("fake-fake1.0-fp16-t1")
+    settings = TrainSettings(epochs=2, device="cpu", seed=3)
+    tuned, summary = Ensemble(members, {"name": "toy-x3"}).fine_tuned(fp16, settings=settings)
+    alone = [fine_tune(m, fp16, settings=settings)[0] for m in members]
+    assert tuned.info["name"] == "toy-x3" and tuned.heads == alone[0].heads
+    each = np.stack([p.predict_records(fp16) for p in alone])
+    assert np.allclose(tuned.predict_records(fp16), np.exp(np.log(each).mean(axis=0)), rtol=1e-4)
+    assert summary.seconds > 0

@@ -376,6 +376,7 @@ def _fine_tune(
 ) -> tuple[Any, Any]:
     """``nnlat.predictor.transfer.fine_tune`` of the predictor at ``base`` on ``records``."""
     from nnlat.predictor.api import load_predictor
+    from nnlat.predictor.ensemble import Ensemble
     from nnlat.predictor.transfer import FINE_TUNE_SETTINGS, fine_tune
 
     pretrained = load_predictor(None if base == "shipped" else base)
@@ -386,4 +387,6 @@ def _fine_tune(
             "batch_size": train_batch,
         }
     )
+    if isinstance(pretrained, Ensemble):
+        return pretrained.fine_tuned(records, settings=settings, part=part, on_epoch=on_epoch)  # type: ignore[arg-type]
     return fine_tune(pretrained, records, settings=settings, part=part, on_epoch=on_epoch)  # type: ignore[arg-type]

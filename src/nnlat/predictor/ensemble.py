@@ -13,19 +13,21 @@ on its own (seed-dependent) training split. What the prediction API reads beside
 predictions — the operators seen in training, the training ranges, the hardware — comes
 from the first member: members of one recipe share their training graphs.
 
-:func:`load_saved` loads either kind of directory. An ensemble predicts; it is not
-trained or fine-tuned as a whole (train its members, then :meth:`Ensemble.save` them).
+:func:`load_saved` loads either kind of directory. An ensemble is not trained as a
+whole: its members are trained one by one, then saved together (:meth:`Ensemble.save`);
+:meth:`Ensemble.fine_tuned` fine-tunes every member alike (``nnlat train --from``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -35,6 +37,8 @@ from nnlat.features.records import LatencyRecord
 from nnlat.features.schema import FeatureSchema
 from nnlat.graph.ir import Graph
 from nnlat.predictor.predictor import LATENCY, Predictor, PredictorError
+from nnlat.predictor.training import OnEpoch, TrainResult, TrainSettings
+from nnlat.predictor.transfer import fine_tune
 
 ENSEMBLE_FILE = "ensemble.json"
 ENSEMBLE_FORMAT_VERSION = 1
@@ -132,6 +136,35 @@ class Ensemble:
     ) -> np.ndarray:
         """Predicted ``target`` of records, each on its own platform."""
         return _geometric_mean([m.predict_records(records, target) for m in self.members])
+
+    # -- transfer ------------------------------------------------------------------------
+
+    def fine_tuned(
+        self,
+        records: Sequence[LatencyRecord],
+        *,
+        settings: TrainSettings | None = None,
+        part: Literal["all", "heads"] = "all",
+        on_epoch: OnEpoch | None = None,
+    ) -> tuple[Ensemble, TrainResult]:
+        """Every member fine-tuned alike on ``records`` (NNLQP §6.2, as :func:`fine_tune`).
+
+        The members draw the same validation split (it follows ``settings.seed``), so
+        the summary's ``best_valid_mape`` is their mean on one split, and ``seconds``
+        their total; ``best_epoch``, ``history`` and ``final_lr`` are the first member's.
+        """
+        tuned = [
+            fine_tune(m, records, settings=settings, part=part, on_epoch=on_epoch)
+            for m in self.members
+        ]
+        results = [result for _, result in tuned]
+        valid = [r.best_valid_mape for r in results if r.best_valid_mape is not None]
+        summary = dataclasses.replace(
+            results[0],
+            best_valid_mape=float(np.mean(valid)) if valid else None,
+            seconds=sum(r.seconds for r in results),
+        )
+        return Ensemble([p for p, _ in tuned], {"name": self.info.get("name")}), summary
 
     # -- persistence ---------------------------------------------------------------------
 

@@ -204,7 +204,7 @@ def fine_tune(
 
     Raises:
         PredictorError: no records, a new platform for a network without heads, or an
-            ensemble (its members are fine-tuned one by one).
+            ensemble (:meth:`~nnlat.predictor.ensemble.Ensemble.fine_tuned` is its way).
 
     Example:
         >>> import dataclasses
@@ -220,9 +220,7 @@ def fine_tune(
         'fake-fake1.0-fp32-t1'
     """
     if not isinstance(predictor, Predictor):  # an Ensemble: one network per member
-        raise PredictorError(
-            "this predictor is an ensemble: fine-tune one of its members (a subdirectory)"
-        )
+        raise PredictorError("an ensemble is fine-tuned member by member: Ensemble.fine_tuned")
     if not records:
         raise PredictorError("no records to fine-tune on: measure some models first")
     settings = transfer_settings(len(records), settings)
