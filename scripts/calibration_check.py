@@ -27,8 +27,8 @@ from nnlat.features.records import REAL_WORLD
 from nnlat.measure.environment import detect_hardware
 from nnlat.predictor.api import PRETRAINED_DIR
 from nnlat.predictor.calibration import load_calibration
+from nnlat.predictor.ensemble import load_saved
 from nnlat.predictor.metrics import acc_within, mape
-from nnlat.predictor.predictor import Predictor
 from nnlat.store.store import Store
 
 
@@ -46,7 +46,7 @@ def main() -> None:
         for r in load_records(Store.open(args.db), [args.platform], cache_dir=default_cache_dir())
         if r.source == REAL_WORLD
     ]
-    predictor = Predictor.load(args.predictor)
+    predictor = load_saved(args.predictor)
     head = np.asarray(predictor.predict_raw([r.raw for r in records], args.platform, "latency"))
     measured = np.asarray([r.latency_ms for r in records])
     fingerprint = detect_hardware().fingerprint
