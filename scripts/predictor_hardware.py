@@ -7,7 +7,7 @@ warn on a host of the same name whose hardware differs (``nnlat.predictor.hardwa
 Only the predictor's own platforms are written; the weights are not touched.
 
 Usage:
-    python scripts/predictor_hardware.py src/nnlat/predictor/pretrained \\
+    python scripts/predictor_hardware.py src/nnlat/predictor/pretrained/member0 \\
         data/epyc-ort132-profiles.jsonl.gz data/corpus-epyc.jsonl.gz data/epyc-ort.jsonl.gz \\
         data/corpus-xeon.jsonl.gz data/nnlqp10-xeon.jsonl.gz
 """

@@ -9,7 +9,7 @@ them into its ``predictor.json``:
 
     python scripts/realworld_study.py --db $DB --cached-only --dump-records records.pkl.gz
     python scripts/predictor_ranges.py --records records.pkl.gz \
-        --predictor src/nnlat/predictor/pretrained
+        --predictor src/nnlat/predictor/pretrained/member0   # each member of an ensemble
 
 Nothing else of the predictor changes.
 """
