@@ -122,6 +122,7 @@ def test_cli_builds_and_resumes(tmp_path: Path) -> None:
             "measured": 1,
             "skipped": 0,
             "failed": 0,
+            "refused": 0,
         }
     ]
     again = json.loads(CliRunner().invoke(app, args, env=env).stdout)["results"]
@@ -170,3 +171,39 @@ def test_a_campaign_can_cache_the_features_training_would_rebuild(
         assert cached.to_arrays().keys() == rebuilt.keys()
         for key, value in rebuilt.items():
             np.testing.assert_array_equal(cached.to_arrays()[key], value)
+
+
+def test_a_campaign_at_several_batch_sizes_stores_each_as_a_query_would(
+    store: Store, tmp_path: Path
+) -> None:
+    report = campaign(store, 2, PLATFORMS[:1], batch_sizes=(1, 4), feature_cache=tmp_path)
+    assert sum(report.measured.values()) == 2 * 2 * 2 and not report.failed
+    again = campaign(store, 2, PLATFORMS[:1], batch_sizes=(1, 4), feature_cache=tmp_path)
+    assert sum(again.measured.values()) == 0 and sum(again.skipped.values()) == 8
+    batches = {}
+    for m in store.list_measurements(platform=PLATFORMS[0]):
+        batches.setdefault(m.batch_size, []).append(m)
+        assert all(shape[0] == m.batch_size for shape in m.input_shapes.values())
+        model = store.get_model(m.graph_hash)  # the graph at that batch size is stored
+        assert model is not None and model.family in ("squeezenet", "nasbench201")
+        rebuilt = raw_features(graph_of(model, dict(m.input_shapes)))
+        with np.load(cache_path(tmp_path, m.graph_hash, dict(m.input_shapes))) as arrays:
+            cached = RawFeatures.from_arrays(dict(arrays))
+        np.testing.assert_array_equal(cached.graph_values, rebuilt.graph_values)
+    assert sorted(batches) == [1, 4] and len(batches[4]) == 4
+    one, four = (sorted(m.graph_hash for m in batches[b]) for b in (1, 4))
+    assert not set(one) & set(four)  # another batch size is another graph hash
+
+
+def test_batch_sizes_below_one_are_refused(store: Store) -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        campaign(store, 1, batch_sizes=(0,))
+
+
+def test_a_variant_that_hard_codes_batch_1_is_refused_at_another_not_fatal(store: Store) -> None:
+    reg = backend_registry({"fake": FakeBackend})
+    report = build_dataset(
+        store, ["vit"], 1, PLATFORMS[:1], spec=FAST, backends=reg, batch_sizes=(1, 2)
+    )
+    [row] = report.rows()
+    assert (row["measured"], row["refused"], row["failed"]) == (1, 1, 0)

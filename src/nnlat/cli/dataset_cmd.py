@@ -42,6 +42,14 @@ def build_command(
     max_time: Annotated[
         float, typer.Option("--max-time", min=0.01, help="Timing budget per measurement, seconds.")
     ] = 1.0,
+    batch_sizes: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--batch-sizes",
+            "-b",
+            help="Measure each variant at each of these batch sizes, comma-separated (default: 1).",
+        ),
+    ] = None,
     db: DbUrlOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
@@ -59,6 +67,7 @@ def build_command(
     from nnlat.zoo.registry import NNLQP_FAMILIES
 
     chosen = comma_list(families) or list(NNLQP_FAMILIES)
+    batches = _batch_sizes(comma_list(batch_sizes) or ["1"])
     with user_errors(), Store.open(db) as store:
         names = comma_list(platforms) or [reference_platform().name]
         with progress_bar(as_json) as progress:
@@ -76,15 +85,26 @@ def build_command(
                 spec=CAMPAIGN_SPEC.model_copy(update={"max_time_s": max_time}),
                 on_variant=advance,
                 feature_cache=default_cache_dir(),
+                batch_sizes=batches,
             )
     if as_json:
         print_json({"seconds": report.seconds, "results": report.rows()})
         return
-    table = Table("family", "platform", "measured", "skipped", "failed")
+    table = Table("family", "platform", "measured", "skipped", "failed", "refused")
     for row in report.rows():
         table.add_row(*(str(v) for v in row.values()))
     stdout.print(table)
     stdout.print(f"campaign time {report.seconds:.0f} s")
+
+
+def _batch_sizes(values: list[str]) -> list[int]:
+    """``--batch-sizes`` as integers, each at least 1 (a usage error otherwise)."""
+    if not all(v.isdigit() and int(v) >= 1 for v in values):
+        raise typer.BadParameter(
+            f"batch sizes are whole numbers from 1, not {','.join(values)}",
+            param_hint="--batch-sizes",
+        )
+    return [int(v) for v in values]
 
 
 @app.command("import")

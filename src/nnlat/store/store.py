@@ -301,7 +301,9 @@ class Store:
             return {
                 json.dumps(spec["config"], sort_keys=True): digest
                 for spec, digest in session.execute(query)
-                if spec.get("family") == family
+                # a JSON null passes `is_not(None)`: a model of the family stored without
+                # a recipe (a query's or a campaign's graph at another batch size)
+                if spec and spec.get("family") == family
             }
 
     # -- measurements -------------------------------------------------------------------
