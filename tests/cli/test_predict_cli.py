@@ -15,6 +15,7 @@ from nnlat.measure.backends.fake import FakeBackend
 from nnlat.measure.backends.registry import backend_registry
 from nnlat.measure.types import MeasureSpec
 from nnlat.predictor import Predictor
+from nnlat.predictor.ensemble import Ensemble, load_saved
 from nnlat.store import Store
 from nnlat.testing import tiny_model
 from nnlat.testing.records import TOY_PLATFORM, toy_predictor
@@ -119,3 +120,35 @@ def test_a_newer_runtime_is_served_by_its_nearest_version(saved: Path, models: l
     assert result.exit_code == 0, result.output
     assert f"head of {TOY_PLATFORM}" in result.stdout
     assert "nearest version" in result.stderr
+
+
+@pytest.mark.slow
+def test_train_with_seeds_saves_an_ensemble_that_predict_reads(
+    tmp_path: Path, models: list[Path]
+) -> None:
+    db = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    with Store.open(db) as store:
+        build_dataset(
+            store,
+            ["squeezenet"],
+            6,
+            [NEW_PLATFORM],
+            spec=MeasureSpec(min_runs=3, max_time_s=0.05),
+            backends=backend_registry({"fake": FakeBackend}),
+        )
+    env = {"NNLAT_DB_URL": db, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = tmp_path / "pair"
+    args = ["train", "-o", str(out), "--epochs", "2", "--seeds", "3,5", "--hidden", "16"]
+    result = runner.invoke(app, [*args, "--note", "k=v", "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["seeds"] == [3, 5]
+    ensemble = load_saved(out)
+    assert isinstance(ensemble, Ensemble) and ensemble.info["name"] == "pair"
+    assert [m.info["settings"]["seed"] for m in ensemble.members] == [3, 5]
+    assert all(m.info["k"] == "v" for m in ensemble.members)
+    answer = runner.invoke(app, ["predict", str(models[0]), "--predictor", str(out), "--json"])
+    assert answer.exit_code == 0, answer.output
+    [prediction] = json.loads(answer.stdout)["predictions"]
+    assert prediction["predictor"] == "nnlp:pair" and prediction["latency_ms"] > 0
+    twice = runner.invoke(app, ["train", "-o", str(out), "--seeds", "1,1"], env=env)
+    assert twice.exit_code == 2 and "distinct" in twice.output

@@ -259,6 +259,14 @@ def train_command(
         typer.Option("--epochs", min=1, help="Most epochs (default: 150; 100 with --from)."),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of split, weights, order.")] = 0,
+    seeds: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--seeds",
+            help="Train one network per seed (comma-separated) and save them as an ensemble "
+            "that answers with their geometric mean (instead of --seed).",
+        ),
+    ] = None,
     hidden: HiddenOption = None,
     train_batch: TrainBatchOption = 32,
     balance_platforms: Annotated[
@@ -296,9 +304,13 @@ def train_command(
     """
     from nnlat.datasets.training import default_cache_dir, load_records, without_realworld
     from nnlat.predictor import Predictor, TrainSettings
+    from nnlat.predictor.ensemble import Ensemble, combined_result
 
     if bad := [item for item in note or [] if "=" not in item or item.startswith("=")]:
         raise typer.BadParameter(f"--note {bad[0]!r}: expected KEY=VALUE")
+    seed_list = _seeds(comma_list(seeds)) if seeds else [seed]
+    if seeds and base is not None:
+        raise typer.BadParameter("--seeds trains new networks; with --from, use --seed")
     if part not in ("heads", "all"):
         raise typer.BadParameter(f"--part {part!r}: expected heads or all")
     notes = dict(item.partition("=")[::2] for item in note or [])
@@ -322,28 +334,38 @@ def train_command(
             shown = "training" if valid is None else f"training (valid MAPE {valid:.1%})"
             progress.update(epoch_task, completed=epoch, description=shown)
 
+        info = {"name": name or out.name, **notes}
         if base is None:
-            settings = TrainSettings(
-                epochs=epochs or 150,
-                seed=seed,
-                batch_size=train_batch,
-                balance_platforms=balance_platforms,
-                node_aux_weight=node_aux_weight,
-            )
-            progress.update(epoch_task, total=settings.epochs)
-            predictor, result = Predictor.fit(
-                records,
-                network=network,
-                settings=settings,
-                config=hidden_config(hidden),
-                on_epoch=on_epoch,
-            )
+            trained = []
+            for member_seed in seed_list:
+                settings = TrainSettings(
+                    epochs=epochs or 150,
+                    seed=member_seed,
+                    batch_size=train_batch,
+                    balance_platforms=balance_platforms,
+                    node_aux_weight=node_aux_weight,
+                )
+                progress.update(epoch_task, total=settings.epochs, completed=0)
+                member, member_result = Predictor.fit(
+                    records,
+                    network=network,
+                    settings=settings,
+                    config=hidden_config(hidden),
+                    on_epoch=on_epoch,
+                )
+                member.info |= info
+                trained.append((member, member_result))
+            if len(trained) == 1:
+                [(predictor, result)] = trained
+            else:
+                predictor = Ensemble([p for p, _ in trained], {"name": info["name"]})
+                result = combined_result([r for _, r in trained])
         else:
             from nnlat.predictor.transfer import FINE_TUNE_SETTINGS
 
             progress.update(epoch_task, total=epochs or FINE_TUNE_SETTINGS.epochs)
             predictor, result = _fine_tune(base, records, part, epochs, seed, train_batch, on_epoch)
-        predictor.info |= {"name": name or out.name, **notes}
+            predictor.info |= info
         predictor.save(out)
     summary = {
         "out": str(out),
@@ -353,16 +375,28 @@ def train_command(
         "best_epoch": result.best_epoch,
         "best_valid_mape": result.best_valid_mape,
         "seconds": result.seconds,
+        "seeds": seed_list if base is None else None,
     }
     if as_json:
         print_json(summary)
         return
     valid = "n/a" if result.best_valid_mape is None else f"{result.best_valid_mape:.2%}"
     what = f"fine-tuned {base}" if base else f"trained {network}"
+    if len(seed_list) > 1 and base is None:
+        what += f" × {len(seed_list)} (seeds {', '.join(map(str, seed_list))}: an ensemble)"
     stdout.print(f"{what} on {len(records)} records", highlight=False)
     stdout.print(f"platforms: {', '.join(predictor.platforms)}", highlight=False)
     stdout.print(f"validation MAPE {valid} at epoch {result.best_epoch}", highlight=False)
     stdout.print(f"saved to {out}", highlight=False)
+
+
+def _seeds(values: list[str]) -> list[int]:
+    """``--seeds`` as distinct integers (a usage error otherwise)."""
+    if not values or not all(v.isdigit() for v in values) or len(set(values)) < len(values):
+        raise typer.BadParameter(
+            f"--seeds {','.join(values)!r}: expected distinct whole numbers, e.g. 0,1,2"
+        )
+    return [int(v) for v in values]
 
 
 def _fine_tune(

@@ -147,23 +147,14 @@ class Ensemble:
         part: Literal["all", "heads"] = "all",
         on_epoch: OnEpoch | None = None,
     ) -> tuple[Ensemble, TrainResult]:
-        """Every member fine-tuned alike on ``records`` (NNLQP §6.2, as :func:`fine_tune`).
-
-        The members draw the same validation split (it follows ``settings.seed``), so
-        the summary's ``best_valid_mape`` is their mean on one split, and ``seconds``
-        their total; ``best_epoch``, ``history`` and ``final_lr`` are the first member's.
-        """
+        """Every member fine-tuned alike on ``records`` (NNLQP §6.2, as :func:`fine_tune`),
+        with what training did summarised by :func:`combined_result` (the members draw
+        the same validation split: it follows ``settings.seed``)."""
         tuned = [
             fine_tune(m, records, settings=settings, part=part, on_epoch=on_epoch)
             for m in self.members
         ]
-        results = [result for _, result in tuned]
-        valid = [r.best_valid_mape for r in results if r.best_valid_mape is not None]
-        summary = dataclasses.replace(
-            results[0],
-            best_valid_mape=float(np.mean(valid)) if valid else None,
-            seconds=sum(r.seconds for r in results),
-        )
+        summary = combined_result([result for _, result in tuned])
         return Ensemble([p for p, _ in tuned], {"name": self.info.get("name")}), summary
 
     # -- persistence ---------------------------------------------------------------------
@@ -235,6 +226,24 @@ def load_saved(directory: Path | str) -> Predictor | Ensemble:
     if (Path(directory) / ENSEMBLE_FILE).is_file():
         return Ensemble.load(directory)
     return Predictor.load(directory)
+
+
+def combined_result(results: Sequence[TrainResult]) -> TrainResult:
+    """What training several members did, as one summary: the mean of their best
+    validation MAPEs, their total seconds; epochs, history and learning rate are the
+    first member's.
+
+    Example:
+        >>> both = combined_result([TrainResult(3, 0.1, seconds=2.0), TrainResult(5, 0.3)])
+        >>> both.best_epoch, round(both.best_valid_mape, 3), both.seconds
+        (3, 0.2, 2.0)
+    """
+    valid = [r.best_valid_mape for r in results if r.best_valid_mape is not None]
+    return dataclasses.replace(
+        results[0],
+        best_valid_mape=float(np.mean(valid)) if valid else None,
+        seconds=sum(r.seconds for r in results),
+    )
 
 
 def _geometric_mean(values: Sequence[np.ndarray]) -> np.ndarray:
