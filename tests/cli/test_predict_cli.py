@@ -39,6 +39,21 @@ def models(tmp_path: Path) -> list[Path]:
     return paths
 
 
+def _measured_env(tmp_path: Path, variants: int) -> dict[str, str]:
+    """A database of squeezenet variants measured on the fake fp16 platform, as env vars."""
+    db = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    with Store.open(db) as store:
+        build_dataset(
+            store,
+            ["squeezenet"],
+            variants,
+            [NEW_PLATFORM],
+            spec=MeasureSpec(min_runs=3, max_time_s=0.05),
+            backends=backend_registry({"fake": FakeBackend}),
+        )
+    return {"NNLAT_DB_URL": db, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+
+
 def test_json_is_one_object_naming_each_model(saved: Path, models: list[Path]) -> None:
     for chosen in (models[:1], models):
         args = ["predict", *map(str, chosen), "--predictor", str(saved), "--json"]
@@ -74,17 +89,7 @@ def test_a_pytorch_file_is_told_to_export_first(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_train_from_adds_a_head_for_a_new_platform(tmp_path: Path, saved: Path) -> None:
-    db = f"sqlite:///{tmp_path / 'db.sqlite'}"
-    with Store.open(db) as store:
-        build_dataset(
-            store,
-            ["squeezenet"],
-            4,
-            [NEW_PLATFORM],
-            spec=MeasureSpec(min_runs=3, max_time_s=0.05),
-            backends=backend_registry({"fake": FakeBackend}),
-        )
-    env = {"NNLAT_DB_URL": db, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env = _measured_env(tmp_path, variants=4)
     out = tmp_path / "tuned"
     args = ["train", "--from", str(saved), "-p", NEW_PLATFORM, "-o", str(out), "--epochs", "2"]
     result = runner.invoke(app, [*args, "--json"], env=env)
@@ -126,17 +131,7 @@ def test_a_newer_runtime_is_served_by_its_nearest_version(saved: Path, models: l
 def test_train_with_seeds_saves_an_ensemble_that_predict_reads(
     tmp_path: Path, models: list[Path]
 ) -> None:
-    db = f"sqlite:///{tmp_path / 'db.sqlite'}"
-    with Store.open(db) as store:
-        build_dataset(
-            store,
-            ["squeezenet"],
-            6,
-            [NEW_PLATFORM],
-            spec=MeasureSpec(min_runs=3, max_time_s=0.05),
-            backends=backend_registry({"fake": FakeBackend}),
-        )
-    env = {"NNLAT_DB_URL": db, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env = _measured_env(tmp_path, variants=6)
     out = tmp_path / "pair"
     args = ["train", "-o", str(out), "--epochs", "2", "--seeds", "3,5", "--hidden", "16"]
     result = runner.invoke(app, [*args, "--note", "k=v", "--json"], env=env)

@@ -22,9 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import shutil
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -37,6 +34,7 @@ from nnlat.features.records import LatencyRecord
 from nnlat.features.schema import FeatureSchema
 from nnlat.graph.ir import Graph
 from nnlat.predictor.predictor import LATENCY, Predictor, PredictorError
+from nnlat.predictor.saving import replaced_directory
 from nnlat.predictor.training import OnEpoch, TrainResult, TrainSettings
 from nnlat.predictor.transfer import fine_tune
 
@@ -170,12 +168,7 @@ class Ensemble:
             The directory.
         """
         directory = Path(directory)
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
-        staging.chmod(directory.parent.stat().st_mode & 0o777)
         names = [f"member{index}" for index in range(len(self.members))]
-        for member, member_dir in zip(self.members, names, strict=True):
-            member.save(staging / member_dir)
         sidecar = {
             "format_version": ENSEMBLE_FORMAT_VERSION,
             "combine": "geometric-mean",
@@ -183,10 +176,10 @@ class Ensemble:
             "name": name or self.info.get("name"),
             "seeds": [m.info.get("settings", {}).get("seed") for m in self.members],
         }
-        (staging / ENSEMBLE_FILE).write_text(json.dumps(sidecar, indent=1) + "\n")
-        if directory.exists():
-            shutil.rmtree(directory)
-        os.replace(staging, directory)
+        with replaced_directory(directory) as staging:
+            for member, member_dir in zip(self.members, names, strict=True):
+                member.save(staging / member_dir)
+            (staging / ENSEMBLE_FILE).write_text(json.dumps(sidecar, indent=1) + "\n")
         return directory
 
     @classmethod

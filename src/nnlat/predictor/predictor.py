@@ -23,9 +23,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import os
-import shutil
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +53,7 @@ from nnlat.predictor.networks.kernel_sage import KernelSage, KernelSageConfig
 from nnlat.predictor.networks.nnlp import Nnlp, NnlpConfig
 from nnlat.predictor.networks.perfsage import PerfSage, PerfSageConfig
 from nnlat.predictor.ranges import RANGES_KEY, training_ranges
+from nnlat.predictor.saving import replaced_directory
 from nnlat.predictor.training import (
     OnEpoch,
     TrainResult,
@@ -475,7 +473,6 @@ class Predictor:
         from nnlat.version import __version__
 
         directory = Path(directory)
-        directory.parent.mkdir(parents=True, exist_ok=True)
         sidecar = {
             "format_version": FORMAT_VERSION,
             "nnlat_version": __version__,
@@ -489,16 +486,9 @@ class Predictor:
             "schema": self.schema.to_dict(),
             "info": self.info,
         }
-        # Write to a sibling temporary directory, then swap: never half a predictor.
-        staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
-        # mkdtemp makes the directory private (0700); a saved predictor is shared like
-        # its parent directory is.
-        staging.chmod(directory.parent.stat().st_mode & 0o777)
-        torch.save(self.net.state_dict(), staging / "weights.pt")
-        (staging / "predictor.json").write_text(json.dumps(sidecar, indent=1) + "\n")
-        if directory.exists():
-            shutil.rmtree(directory)
-        os.replace(staging, directory)
+        with replaced_directory(directory) as staging:  # never half a predictor
+            torch.save(self.net.state_dict(), staging / "weights.pt")
+            (staging / "predictor.json").write_text(json.dumps(sidecar, indent=1) + "\n")
         return directory
 
     @classmethod

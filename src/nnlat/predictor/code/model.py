@@ -19,9 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
-import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -38,6 +35,7 @@ from nnlat.predictor.code.encoder import EncoderConfig, SnippetEncoder
 from nnlat.predictor.code.pretraining import pad_ids
 from nnlat.predictor.code.tokenizer import encode, load_tokenizer
 from nnlat.predictor.networks.cobra import CobraGcn, CobraGcnConfig
+from nnlat.predictor.saving import replaced_directory
 from nnlat.predictor.training import TrainResult, TrainSettings, predict_log, train_network
 
 FORMAT_VERSION = 1
@@ -249,12 +247,6 @@ class CobraModel:
         if self.gcn is None or self.scaler is None:
             raise CobraError("fit_gcn() before saving")
         directory = Path(directory)
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
-        staging.chmod(directory.parent.stat().st_mode & 0o777)
-        self.tokenizer.save(str(staging / "tokenizer.json"))
-        torch.save(self.encoder.state_dict(), staging / "encoder.pt")
-        torch.save(self.gcn.state_dict(), staging / "gcn.pt")
         sidecar = {
             "format_version": FORMAT_VERSION,
             "nnlat_version": __version__,
@@ -264,10 +256,11 @@ class CobraModel:
             "domain": asdict(self.domain),
             "info": self.info,
         }
-        (staging / "cobra.json").write_text(json.dumps(sidecar, indent=1) + "\n")
-        if directory.exists():
-            shutil.rmtree(directory)
-        os.replace(staging, directory)
+        with replaced_directory(directory) as staging:
+            self.tokenizer.save(str(staging / "tokenizer.json"))
+            torch.save(self.encoder.state_dict(), staging / "encoder.pt")
+            torch.save(self.gcn.state_dict(), staging / "gcn.pt")
+            (staging / "cobra.json").write_text(json.dumps(sidecar, indent=1) + "\n")
         return directory
 
     @classmethod
