@@ -12,7 +12,14 @@ import typer
 from rich.table import Table
 
 from nnlat.cli.db_cmd import DbUrlOption
-from nnlat.cli.output import comma_list, print_json, progress_bar, stdout, user_errors
+from nnlat.cli.output import (
+    comma_list,
+    print_json,
+    progress_bar,
+    stdout,
+    user_errors,
+    whole_numbers,
+)
 
 app = typer.Typer(
     help="Latency datasets: measure zoo variants, or import published tables, into the database."
@@ -67,7 +74,7 @@ def build_command(
     from nnlat.zoo.registry import NNLQP_FAMILIES
 
     chosen = comma_list(families) or list(NNLQP_FAMILIES)
-    batches = _batch_sizes(comma_list(batch_sizes) or ["1"])
+    batches = whole_numbers(batch_sizes or "1", "--batch-sizes", minimum=1)
     with user_errors(), Store.open(db) as store:
         names = comma_list(platforms) or [reference_platform().name]
         with progress_bar(as_json) as progress:
@@ -95,16 +102,6 @@ def build_command(
         table.add_row(*(str(v) for v in row.values()))
     stdout.print(table)
     stdout.print(f"campaign time {report.seconds:.0f} s")
-
-
-def _batch_sizes(values: list[str]) -> list[int]:
-    """``--batch-sizes`` as integers, each at least 1 (a usage error otherwise)."""
-    if not all(v.isdigit() and int(v) >= 1 for v in values):
-        raise typer.BadParameter(
-            f"batch sizes are whole numbers from 1, not {','.join(values)}",
-            param_hint="--batch-sizes",
-        )
-    return [int(v) for v in values]
 
 
 @app.command("import")

@@ -77,6 +77,34 @@ def comma_list(values: str | list[str] | None) -> list[str]:
     return [item.strip() for text in texts for item in text.split(",") if item.strip()]
 
 
+def whole_numbers(
+    values: str | list[str] | None, option: str, *, minimum: int = 0, distinct: bool = False
+) -> list[int]:
+    """A comma-separated option of whole numbers from ``minimum`` (distinct ones if asked);
+    anything else is a usage error naming the option.
+
+    Example:
+        >>> whole_numbers("1, 4,16", "--batch-sizes", minimum=1)
+        [1, 4, 16]
+        >>> try:
+        ...     whole_numbers("0,0", "--seeds", distinct=True)
+        ... except typer.BadParameter as error:
+        ...     print(error)
+        --seeds '0,0': expected distinct whole numbers from 0
+    """
+    items = comma_list(values)
+    numbers = [int(v) for v in items if v.isdigit()]
+    if (
+        not items
+        or len(numbers) < len(items)
+        or min(numbers) < minimum
+        or (distinct and len(set(numbers)) < len(numbers))
+    ):
+        kind = "distinct whole numbers" if distinct else "whole numbers"
+        raise typer.BadParameter(f"{option} {','.join(items)!r}: expected {kind} from {minimum}")
+    return numbers
+
+
 def print_json(payload: Any) -> None:
     """Print one JSON object on stdout (nothing else is printed to stdout with --json)."""
     sys.stdout.write(json.dumps(payload, indent=2, default=_jsonable) + "\n")

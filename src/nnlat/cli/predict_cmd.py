@@ -23,6 +23,7 @@ from nnlat.cli.output import (
     stderr,
     stdout,
     user_errors,
+    whole_numbers,
 )
 from nnlat.cli.remote import ServerOption, TokenOption, client_of
 from nnlat.errors import NnlatWarning
@@ -308,7 +309,7 @@ def train_command(
 
     if bad := [item for item in note or [] if "=" not in item or item.startswith("=")]:
         raise typer.BadParameter(f"--note {bad[0]!r}: expected KEY=VALUE")
-    seed_list = _seeds(comma_list(seeds)) if seeds else [seed]
+    seed_list = whole_numbers(seeds, "--seeds", distinct=True) if seeds else [seed]
     if seeds and base is not None:
         raise typer.BadParameter("--seeds trains new networks; with --from, use --seed")
     if part not in ("heads", "all"):
@@ -388,15 +389,6 @@ def train_command(
     stdout.print(f"platforms: {', '.join(predictor.platforms)}", highlight=False)
     stdout.print(f"validation MAPE {valid} at epoch {result.best_epoch}", highlight=False)
     stdout.print(f"saved to {out}", highlight=False)
-
-
-def _seeds(values: list[str]) -> list[int]:
-    """``--seeds`` as distinct integers (a usage error otherwise)."""
-    if not values or not all(v.isdigit() for v in values) or len(set(values)) < len(values):
-        raise typer.BadParameter(
-            f"--seeds {','.join(values)!r}: expected distinct whole numbers, e.g. 0,1,2"
-        )
-    return [int(v) for v in values]
 
 
 def _fine_tune(

@@ -103,6 +103,13 @@ def load_predictor(path: str | None = None) -> Predictor | Ensemble:
     return load_saved(path or PRETRAINED_DIR)
 
 
+def _loaded(predictor: Predictor | Ensemble | str | Path | None) -> Predictor | Ensemble:
+    """``predictor`` itself, or the one saved in that directory (None: the shipped one)."""
+    if isinstance(predictor, Predictor | Ensemble):
+        return predictor
+    return load_predictor(None if predictor is None else str(predictor))
+
+
 def _graph(model: Any, batch_size: int, input_shapes: Mapping[str, Sequence[int]] | None) -> Graph:
     if isinstance(model, ZooModel):
         model = model.to_onnx()
@@ -231,11 +238,7 @@ def predict_many(
         NnlatWarning: a model has operators the predictor never saw in training (the
             warning names the model), or the head that answers is not ``platform``'s own.
     """
-    chosen = (
-        predictor
-        if isinstance(predictor, Predictor | Ensemble)
-        else load_predictor(None if predictor is None else str(predictor))
-    )
+    chosen = _loaded(predictor)
     # an unknown platform fails before any model is loaded
     # how the user names the predictor, for `nnlat train --from` in messages
     source = "shipped" if predictor is None else "PREDICTOR"
@@ -364,11 +367,7 @@ def predict_heads(
         >>> [(p.platform, p.target) for p in predict_heads(tiny_model(), predictor=trained)]
         [('fake-fake1.0-fp32-t1', 'latency')]
     """
-    chosen = (
-        predictor
-        if isinstance(predictor, Predictor | Ensemble)
-        else load_predictor(None if predictor is None else str(predictor))
-    )
+    chosen = _loaded(predictor)
     digest, raw = _load_features(model, batch_size, input_shapes)
     label = f"{chosen.network}:{chosen.info.get('name', 'custom')}"
     unseen = chosen.schema.unseen_ops(raw)
