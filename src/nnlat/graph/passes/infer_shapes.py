@@ -34,8 +34,8 @@ from collections.abc import Iterator
 import onnx
 from onnx import defs, helper, shape_inference
 
-from nnlat.errors import InvalidInputShapeError
 from nnlat.capped import CapExceededError, call_capped
+from nnlat.errors import InvalidInputShapeError
 from nnlat.graph.onnx_io import iter_graphs
 from nnlat.graph.passes.options import NormalizeOptions
 from nnlat.graph.tensors import has_data
