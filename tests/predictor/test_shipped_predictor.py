@@ -30,8 +30,8 @@ PLATFORMS = [
 def test_shipped_predictor_loads_with_its_platforms() -> None:
     predictor = load_predictor()
     assert predictor.platforms == PLATFORMS
-    assert predictor.info["name"] == "nnlat-zoo-corpus-x2"
-    assert predictor.info["members"] == 2
+    assert predictor.info["name"] == "nnlat-zoo-corpus-face-x3"
+    assert predictor.info["members"] == 3
 
 
 @pytest.mark.parametrize(
