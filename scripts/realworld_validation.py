@@ -2,12 +2,12 @@
 
 A held-out set is a test set once; after its look it is shipped models measured on the
 reference hardware that nothing trained on, which is what a choice between predictors
-should read. This pools the sets named (by default 4 to 7, the ones whose measurements
+should read. This pools the sets named (by default 4 to 8, the ones whose measurements
 are saved under ``reports/realworld/setN/measured.jsonl``) and scores each predictor over
 all their files together:
 
-    python scripts/fetch_heldout.py --set 4   # and 5, 6, 7
-    python scripts/realworld_validation.py --predictor A --predictor B [--sets 4,5,6,7] \\
+    python scripts/fetch_heldout.py --set 4   # and 5, 6, 7, 8
+    python scripts/realworld_validation.py --predictor A --predictor B [--sets 4,5,6,7,8] \\
         [--ensemble] [--cache DIR] [--out FILE.md]
 
 Printed: MAPE, median error, Acc(10 %), Acc(25 %) and the mean log ratio (predicted /
@@ -76,7 +76,7 @@ def split_rows(errors: dict[str, np.ndarray], marks: dict[str, np.ndarray]) -> l
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", default="4,5,6,7", help="held-out sets that had their look")
+    parser.add_argument("--sets", default="4,5,6,7,8", help="held-out sets that had their look")
     add_judge_arguments(parser)
     args = parser.parse_args()
 
