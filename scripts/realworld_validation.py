@@ -91,7 +91,8 @@ def main() -> None:
         )
         truth.append(measured_ms)
         by_data += [bool(ops) for ops in data_dependent]
-        packages += [m["name"].split("@")[0] for m in ok]
+        # "<package>@<version>:<file>"; an npm package may be scoped ("@scope/name@1.0:f")
+        packages += [m["name"].split(":")[0].rpartition("@")[0] for m in ok]
         for label, values in answers.items():
             columns.setdefault(label, []).append(values)
             # the ensemble's flags: its first member's (one recipe, one training set)
