@@ -197,3 +197,33 @@ def test_a_tree_ensemble_costs_one_comparison_per_level_of_each_tree() -> None:
     cost = graph_cost(load(helper.make_model(graph, opset_imports=opsets)))
     assert cost.unknown_ops == {}
     assert cost.flops == 10 * (2 + 3)
+
+
+def test_a_4_bit_matmul_costs_its_float_matmul_and_shapes_what_follows() -> None:
+    # MatMulNBits: (1, 8, 64) by a packed 64 × 32 weight in blocks of 32 → (1, 8, 32); ONNX
+    # has no schema for it, so without the stand-in the Relu after it stays shapeless
+    k, n, block = 64, 32, 32
+    nodes = [
+        helper.make_node(
+            "MatMulNBits", ["a", "b", "scales"], ["h"], domain="com.microsoft",
+            K=k, N=n, bits=4, block_size=block,
+        ),
+        helper.make_node("Relu", ["h"], ["y"]),
+    ]  # fmt: skip
+    graph = helper.make_graph(
+        nodes,
+        "int4",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [1, 8, k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=[
+            numpy_helper.from_array(np.zeros((n, k // block, block // 2), np.uint8), "b"),
+            numpy_helper.from_array(np.ones(n * k // block, np.float32), "scales"),
+        ],
+    )
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    model = helper.make_model(graph, opset_imports=opsets)
+    loaded = load(model)
+    cost = graph_cost(loaded)
+    assert cost.macs == 8 * k * n
+    assert cost.uncosted_ops == {} and cost.unknown_ops == {}
+    assert [i.name for i in loaded.inputs] == ["a"]  # the stand-in weight is gone again

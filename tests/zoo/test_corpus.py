@@ -19,7 +19,7 @@ from nnlat.errors import ExportError
 from nnlat.graph import graph_key, load
 from nnlat.measure.inputs import random_inputs
 from nnlat.zoo import CORPUS_FAMILY_MODULES, get_family
-from nnlat.zoo.corpus import face
+from nnlat.zoo.corpus import audio_preproc, face
 from nnlat.zoo.corpus.hf import build_hf
 from nnlat.zoo.corpus.hf_text import ARCHS, sample_sized
 from nnlat.zoo.corpus.sizes import Sizes
@@ -50,7 +50,9 @@ def _distinct_exports(name: str, seeds: range) -> list[onnx.ModelProto]:
     return models
 
 
-@pytest.mark.parametrize("name", ["rnn-control-flow", "audio-frontend", "tiny-heads", "face-cnn"])
+@pytest.mark.parametrize(
+    "name", ["rnn-control-flow", "audio-frontend", "audio-preproc", "tiny-heads", "face-cnn"]
+)
 def test_cheap_generators_export_distinct_valid_models(name: str) -> None:
     for model in _distinct_exports(name, range(3)):
         onnx.checker.check_model(model)
@@ -188,3 +190,70 @@ def test_int8_families_contain_integer_kernels() -> None:
                 ops = {n.op_type for n in family.model(config).to_onnx().graph.node}
                 assert ops & expected, (name, config)
                 break
+
+
+def test_audio_preprocessors_use_the_signal_operators_and_run() -> None:
+    # one short configuration of every front-end: its operator is in the graph and
+    # onnxruntime computes finite (frames × mels) features from a waveform
+    family = get_family("audio-preproc")
+    operator = {"stft": "STFT", "scan-dft": "DFT", "scan-matmul": "Scan", "conv": "Conv"}
+    seen = set()
+    for seed in range(60):
+        config = family.sample(random.Random(seed))
+        if config["frontend"] in seen or config["samples"] > 32_000:
+            continue
+        seen.add(config["frontend"])
+        model = family.model(config).to_onnx()
+        ops = {n.op_type for n in model.graph.node}
+        assert operator[config["frontend"]] in ops, config
+        assert ("Scan" in ops) == config["frontend"].startswith("scan"), config
+        wave = np.random.default_rng(0).standard_normal((1, config["samples"]), dtype=np.float32)
+        session = ort.InferenceSession(model.SerializeToString())
+        features = session.run(None, {"waveform": wave})[0]
+        assert features.shape[1 if config["mels_first"] else 2] == config["n_mels"], config
+        frames = features.shape[2 if config["mels_first"] else 1]
+        padded = config["samples"] + (config["n_fft"] if config["center"] else 0)
+        assert frames == (padded - config["n_fft"]) // config["hop"] + 1, config
+        assert np.isfinite(features).all(), config
+    assert seen == set(audio_preproc.FRONTENDS)
+
+
+def test_the_scan_framing_cuts_the_frames_a_strided_window_would() -> None:
+    # the Scan loop's frames, through a MatMul DFT, equal numpy's power spectrum
+    config = {
+        **audio_preproc.sample(random.Random(0)),
+        "frontend": "scan-matmul", "samples": 4000, "n_fft": 256, "hop": 128, "center": False,
+        "second_scan": False, "magnitude": False, "power": "mul", "n_mels": 40, "log": "ln",
+        "normalize": False, "mels_first": False, "opset": 13,
+    }  # fmt: skip
+    wave = np.random.default_rng(1).standard_normal((1, 4000), dtype=np.float32)
+    model = audio_preproc.export(config)
+    features = ort.InferenceSession(model.SerializeToString()).run(None, {"waveform": wave})[0]
+    starts = range(0, 4000 - 256 + 1, 128)
+    frames = np.stack([wave[0, s : s + 256] for s in starts]) * np.hanning(257)[:-1]
+    power = np.abs(np.fft.rfft(frames, axis=1)) ** 2
+    mel = np.random.default_rng(0).random((129, 40), dtype=np.float32)
+    expected = np.log(np.maximum(power @ mel, audio_preproc.EPS))
+    np.testing.assert_allclose(features[0], expected, rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.slow
+def test_large_and_4_bit_transformers_hold_their_kernels_and_are_costed() -> None:
+    pytest.importorskip("transformers")
+    import nnlat
+    from nnlat.graph.cost import graph_cost
+
+    for name, kernel in (("int8-large", "MatMulInteger"), ("int4-weight", "MatMulNBits")):
+        family = get_family(name)
+        config = next(
+            c
+            for c in (family.sample(random.Random(seed)) for seed in range(50))
+            if c["base_config"].get("seq", 0) <= 64 and c["base_config"].get("arch") != "swin"
+        )
+        model = family.model(config).to_onnx()
+        assert kernel in {n.op_type for n in model.graph.node}, config
+        cost = graph_cost(nnlat.load(model))
+        assert not cost.uncosted_ops and not cost.unknown_ops, config
+        # quantizing keeps the multiply-accumulates of the float model it came from
+        float_model = get_family("hf-text").model(config["base_config"]).to_onnx()
+        assert cost.macs == pytest.approx(graph_cost(nnlat.load(float_model)).macs, rel=0.05)

@@ -29,6 +29,7 @@ _FAMILIES: dict[str, tuple[str, ...]] = {
         "DynamicQuantizeMatMul",
         "MatMulIntegerToFloat",
         "FusedMatMul",
+        "MatMulNBits",
     ),
     "rnn": ("LSTM", "GRU", "RNN", "DynamicQuantizeLSTM"),
     # Windowed and whole-map reductions.

@@ -58,6 +58,9 @@ CORPUS_FAMILY_MODULES = (
     "corpus.int8_qdq",
     "corpus.dense",
     "corpus.face",
+    "corpus.audio_preproc",
+    "corpus.int8_large",
+    "corpus.int4_weight",
 )
 
 # The real-architecture corpus's families (issue 33), by registered name.
@@ -75,6 +78,9 @@ CORPUS_FAMILIES = (
     "dense-large",
     "hf-deep",
     "face-cnn",
+    "audio-preproc",
+    "int8-large",
+    "int4-weight",
 )
 
 # The ten families of the NNLQP dataset (the paper's Table 3 rows).

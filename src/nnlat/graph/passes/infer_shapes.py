@@ -6,7 +6,8 @@ everything downstream of the gap would otherwise stay shapeless (and uncosted):
 * onnxruntime's contrib ops (domain ``com.microsoft``, emitted by dynamic int8
   quantization and ORT's graph optimisers) have no schema in ``onnx.defs``. Those whose
   output shapes follow a standard operator exactly are inferred *as* that operator
-  (:data:`SHAPE_STAND_INS`) and then restored.
+  (:data:`SHAPE_STAND_INS`) and then restored; the 4-bit matmuls (:data:`PACKED_MATMULS`)
+  as a MatMul by a weight of the shape their attributes give.
 * ``Loop`` drops the shapes of loop-carried values, since they may change between
   iterations. As onnxruntime's symbolic shape inference does, a carried value is assumed
   to keep its initial shape, except in the dimensions the body is seen to change.
@@ -54,6 +55,11 @@ SHAPE_STAND_INS: dict[tuple[str, str], tuple[str, int, int]] = {
     ("com.microsoft", "QuickGelu"): ("Relu", 1, 1),
 }
 
+# Contrib matmuls whose weight is packed (4-bit blocks): inferred as a MatMul of input 0 by
+# a stand-in weight of shape (K, N), read off their attributes and declared as a graph
+# input for the inference only (a graph input costs no memory; an initializer would).
+PACKED_MATMULS = frozenset({("com.microsoft", "MatMulNBits"), ("com.microsoft", "MatMulBnb4")})
+_STAND_IN_WEIGHT = "nnlat_stand_in_weight_"
 
 # Ops whose data propagation copies or combines the values of their inputs (ONNX holds
 # each value as one protobuf dimension): a huge 1-D input to one of them is the bomb.
@@ -304,6 +310,9 @@ def _swap_in_stand_ins(model: onnx.ModelProto) -> list[tuple[int, int, onnx.Node
     swapped: list[tuple[int, int, onnx.NodeProto]] = []
     for g, graph in enumerate(iter_graphs(model.graph)):
         for n, node in enumerate(graph.node):
+            if (node.domain, node.op_type) in PACKED_MATMULS:
+                swapped.append((g, n, _swap_packed_matmul(model, node, f"{g}_{n}")))
+                continue
             stand_in = SHAPE_STAND_INS.get((node.domain, node.op_type))
             if stand_in is None:
                 continue
@@ -321,12 +330,35 @@ def _swap_in_stand_ins(model: onnx.ModelProto) -> list[tuple[int, int, onnx.Node
     return swapped
 
 
+def _swap_packed_matmul(model: onnx.ModelProto, node: onnx.NodeProto, key: str) -> onnx.NodeProto:
+    """Make ``node`` a MatMul by a declared (K, N) weight; return the original node."""
+    original = onnx.NodeProto()
+    original.CopyFrom(node)
+    sizes = {a.name: a.i for a in node.attribute if a.name in ("K", "N")}
+    weight = _STAND_IN_WEIGHT + key
+    model.graph.input.append(
+        helper.make_tensor_value_info(
+            weight, onnx.TensorProto.FLOAT, [sizes.get("K"), sizes.get("N")]
+        )
+    )
+    node.op_type, node.domain = "MatMul", ""
+    del node.input[1:]
+    node.input.append(weight)
+    del node.output[1:]
+    node.ClearField("attribute")
+    return original
+
+
 def _restore(model: onnx.ModelProto, swapped: list[tuple[int, int, onnx.NodeProto]]) -> None:
     if not swapped:
         return
     graphs = list(iter_graphs(model.graph))
     for g, n, original in swapped:
         graphs[g].node[n].CopyFrom(original)
+    kept = [i for i in model.graph.input if not i.name.startswith(_STAND_IN_WEIGHT)]
+    if len(kept) < len(model.graph.input):
+        del model.graph.input[:]
+        model.graph.input.extend(kept)
 
 
 def forget_inferred_shapes(model: onnx.ModelProto) -> None:

@@ -278,6 +278,55 @@ def sample(rng: random.Random) -> Config:
     return {**config, "resolution": resolution, "num_classes": config["hf"].get("num_labels", 2)}
 
 
+def _published(rng: random.Random, name: str) -> dict[str, object]:
+    """Keyword arguments of a published-size model at 224 px (Swin-T/S, ViT and DeiT
+    Ti/S/B, DINOv2-S, ConvNeXt-T), its width sometimes halved."""
+    if name == "swin":
+        embed = rng.choice([48, 64, 96])
+        return {
+            "embed_dim": embed,
+            "depths": rng.choice([[2, 2, 2, 2], [2, 2, 6, 2], [2, 2, 18, 2]]),
+            "num_heads": [embed // 32 * 2**i for i in range(4)],
+            "image_size": 224,
+            "patch_size": 4,
+            "window_size": 7,
+        }
+    if name == "convnext":
+        base = rng.choice([48, 64, 96])
+        depths = rng.choice([[2, 2, 6, 2], [3, 3, 9, 3]])
+        widths = [base * 2**i for i in range(4)]
+        return {"hidden_sizes": widths, "depths": depths, "image_size": 224}
+    hidden = rng.choice([192, 384, 768])
+    kwargs: dict[str, object] = {
+        "hidden_size": hidden,
+        "num_hidden_layers": 6 if hidden == 768 else 12,  # ViT-B at half depth: < 10 GMACs
+        "num_attention_heads": hidden // 64,
+        "image_size": 224,
+        "patch_size": 14 if name == "dinov2" else 16,
+    }
+    if name == "dinov2":
+        return {**kwargs, "mlp_ratio": 4}
+    return {**kwargs, "intermediate_size": 4 * hidden}
+
+
+PUBLISHED = ("convnext", "deit", "dinov2", "swin", "vit")
+
+
+def sample_published(rng: random.Random) -> Config:
+    """An ``hf-vision`` configuration at a published model's size and 224 px.
+
+    Example:
+        >>> c = sample_published(random.Random(0))
+        >>> c["resolution"], c["arch"] in PUBLISHED
+        (224, True)
+    """
+    name = rng.choice(PUBLISHED)
+    config = sample_common(rng, name, ARCHS[name], _published(rng, name))
+    if config["head"] == "ForImageClassification":
+        config["hf"]["num_labels"] = rng.choice([2, 10, 1000])
+    return {**config, "resolution": 224, "num_classes": config["hf"].get("num_labels", 2)}
+
+
 def inputs(config: Config) -> dict[str, torch.Tensor]:
     """``pixel_values``: one image at the configuration's resolution."""
     r = config["resolution"]

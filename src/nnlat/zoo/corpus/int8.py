@@ -68,16 +68,29 @@ def sample_dynamic(rng: random.Random) -> Config:
         True
     """
     config = _draw_base(rng, DYNAMIC_BASES)
+    return {
+        **config,
+        **draw_dynamic_options(rng),
+        "num_classes": config["base_config"]["num_classes"],
+    }
+
+
+def draw_dynamic_options(rng: random.Random) -> Config:
+    """``quantize_dynamic``'s options: the op types it quantizes, per-channel, reduced
+    range, weight type.
+
+    Example:
+        >>> sorted(draw_dynamic_options(random.Random(0)))
+        ['op_types', 'per_channel', 'reduce_range', 'weight_type']
+    """
     ops = [
         op for op in ("MatMul", "Gemm", "Conv", "LSTM", "Gather", "Attention") if rng.random() < 0.7
     ]
     return {
-        **config,
         "op_types": ops or ["MatMul"],
         "per_channel": rng.random() < 0.5,
         "reduce_range": rng.random() < 0.3,
         "weight_type": rng.choice(["QInt8", "QUInt8"]),
-        "num_classes": config["base_config"]["num_classes"],
     }
 
 

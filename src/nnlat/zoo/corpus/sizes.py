@@ -97,3 +97,37 @@ def draw_deep_sizes(rng: random.Random, *, gqa: bool = False) -> Sizes:
         vocab=rng.choice([64, 256, 1000, 4096]),
         seq=rng.choice([4, 8, 12, 16, 24, 28, 32]),
     )
+
+
+# About 0.3 s for one fp32 inference of BERT-base at 128 tokens on one core.
+MAX_PUBLISHED_MACS = 12e9
+
+
+def draw_published_sizes(rng: random.Random, *, gqa: bool = False) -> Sizes:
+    """Sizes of published transformers: width 256–768 in heads of 64, 4–12 layers, a
+    four-times feed-forward, 64–256 tokens, vocabularies up to BERT's (redrawn until
+    under :data:`MAX_PUBLISHED_MACS`).
+
+    What packages ship after quantization is the published model (a MiniLM, a BERT-base,
+    a DistilRoBERTa), ten times :func:`draw_sizes`'s budget.
+
+    Example:
+        >>> s = draw_published_sizes(random.Random(0))
+        >>> s.head_dim, s.macs() <= MAX_PUBLISHED_MACS
+        (64, True)
+    """
+    while True:
+        hidden = rng.choice([256, 384, 512, 768])
+        heads = hidden // 64
+        kv_heads = rng.choice([k for k in (1, 2, 4, heads) if heads % k == 0]) if gqa else heads
+        sizes = Sizes(
+            hidden=hidden,
+            layers=rng.choice([4, 6, 8, 12]),
+            heads=heads,
+            kv_heads=kv_heads,
+            ffn=4 * hidden,
+            vocab=rng.choice([8192, 30522]),
+            seq=rng.choice([64, 128, 256]),
+        )
+        if sizes.macs() <= MAX_PUBLISHED_MACS:
+            return sizes
