@@ -1,10 +1,12 @@
-"""Held-out models measured on this host, predicted with and without this host's calibration.
+"""Models measured on this host, predicted with and without this host's calibration.
 
-The held-out sets (`scripts/measure_heldout.py --set N --db URL`) measured on a host whose
-hardware differs from the one the shipped head was measured on; `nnlat onboard -p
-PLATFORM -k K` saved this host's scale in a folder per K. This prints (and writes to
+The held-out sets (`scripts/measure_heldout.py --set N --db URL`), or zoo families
+(``--families``: a corpus campaign's models, regenerated from their recipes), measured on a
+host whose hardware differs from the one the shipped head was measured on; `nnlat onboard
+-p PLATFORM -k K` saved this host's scale in a folder per K. This prints (and writes to
 ``--out``) MAPE, Acc(10 %) and Acc(25 %) of the head alone and of the head times each
-scale, then one line per model. Nothing is trained or chosen here.
+scale, per family when families are asked for, then one line per model. Nothing is
+trained or chosen here.
 
 Usage:
     for k in 3 10; do
@@ -40,11 +42,12 @@ def main() -> None:
     parser.add_argument("--predictor", type=Path, default=PRETRAINED_DIR)
     parser.add_argument("--calibrations", type=Path, nargs="+", required=True)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--families", nargs="+", help="zoo families instead of held-out files")
     args = parser.parse_args()
     records = [
         r
         for r in load_records(Store.open(args.db), [args.platform], cache_dir=default_cache_dir())
-        if r.source == REAL_WORLD
+        if (r.family in args.families if args.families else r.source == REAL_WORLD)
     ]
     predictor = load_saved(args.predictor)
     head = np.asarray(predictor.predict_raw([r.raw for r in records], args.platform, "latency"))
@@ -57,7 +60,8 @@ def main() -> None:
             sys.exit(f"no calibration of {args.platform} for this host in {folder}")
         columns.append((f"× {found.scale:.3f} ({', '.join(found.shot_models)})", found.scale))
     lines = [
-        f"# Held-out models on this host, `{args.platform}`, with and without its calibration",
+        f"# {'Zoo families' if args.families else 'Held-out models'} on this host, "
+        f"`{args.platform}`, with and without its calibration",
         "",
         f"Command: `python scripts/calibration_check.py {' '.join(sys.argv[1:])}`",
         "",
@@ -74,6 +78,18 @@ def main() -> None:
             f"{100 * acc_within(measured, predicted, 0.10):.0f} % | "
             f"{100 * acc_within(measured, predicted, 0.25):.0f} % |"
         )
+    for family in args.families or ():
+        rows = [i for i, r in enumerate(records) if r.family == family]
+        header = "| prediction | MAPE | Acc(10 %) | Acc(25 %) | median predicted / measured |"
+        lines += ["", f"{family} ({len(rows)} models):", "", header, "|---|---|---|---|---|"]
+        for label, scale in columns:
+            predicted = head[rows] * scale
+            lines.append(
+                f"| {label} | {100 * mape(measured[rows], predicted):.1f} % | "
+                f"{100 * acc_within(measured[rows], predicted, 0.10):.0f} % | "
+                f"{100 * acc_within(measured[rows], predicted, 0.25):.0f} % | "
+                f"{np.median(predicted / measured[rows]):.2f} |"
+            )
     lines += ["", "| model | measured ms | " + " | ".join(c for c, _ in columns) + " |"]
     lines.append("|---|---|" + "---|" * len(columns))
     rows = sorted(zip(records, measured, head, strict=True), key=lambda t: t[0].family)

@@ -227,3 +227,25 @@ def test_a_4_bit_matmul_costs_its_float_matmul_and_shapes_what_follows() -> None
     assert cost.macs == 8 * k * n
     assert cost.uncosted_ops == {} and cost.unknown_ops == {}
     assert [i.name for i in loaded.inputs] == ["a"]  # the stand-in weight is gone again
+
+
+def test_a_scan_body_counts_once_per_iteration() -> None:
+    # Scan over 10 rows of (10, 4, 8): each iteration a (4, 8) × (8, 3) MatMul; a Scan
+    # framing 500 windows costs 500 bodies, not one
+    body = helper.make_graph(
+        [helper.make_node("MatMul", ["row", "w"], ["out"])],
+        "body",
+        [helper.make_tensor_value_info("row", TensorProto.FLOAT, [4, 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [4, 3])],
+    )
+    graph = helper.make_graph(
+        [helper.make_node("Scan", ["x"], ["y"], body=body, num_scan_inputs=1)],
+        "scan",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [10, 4, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=[numpy_helper.from_array(np.ones((8, 3), np.float32), "w")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    cost = graph_cost(load(model))
+    assert cost.macs == 10 * 4 * 8 * 3
+    assert cost.params == 8 * 3  # the weight is read each iteration but held once

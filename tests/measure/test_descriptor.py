@@ -10,6 +10,7 @@ import pytest
 
 from nnlat.measure.descriptor import (
     HardwareDescriptor,
+    characterise_cpu,
     load_descriptors,
     pmu_status,
     save_descriptors,
@@ -95,3 +96,30 @@ def test_vela_spec_reads_the_configuration_through_vela() -> None:
     assert spec["axi1_is_dram"] == 1 and spec["axi1_bandwidth_bytes_per_s"] == 3.75e9
     assert spec["arena_in_dram"] == 1 and spec["cache_in_sram"] == 1
     assert spec["arena_cache_bytes"] == 262144 and spec["family_u65"] == 1
+
+
+@pytest.mark.slow
+def test_a_cpu_descriptor_times_each_workload_and_records_the_cpu() -> None:
+    # one keyword-spotting primitive timed for real by LiteRT on this CPU, and a fake
+    # second one, so the rows keep the workloads' order
+    pytest.importorskip("ai_edge_litert")
+    from nnlat.measure.environment import detect_hardware
+    from nnlat.measure.runner import available_platforms
+    from nnlat.studies.maple_spaces import kws_workloads
+
+    names = [p.name for p in available_platforms()]
+    platform = next(n for n in names if "-litert2" in n and n.endswith("-int8-t1"))
+    workload = kws_workloads()["pw_32_64"]
+    timed = characterise_cpu(platform, {"pw_32_64": workload})
+    assert timed.counter_names == ("latency_s",)
+    assert 0 < timed.counter("pw_32_64", "latency_s") < 1.0
+    hardware = detect_hardware()
+    assert timed.spec["physical_cores"] == hardware.physical_cores
+    assert timed.spec["isa_avx2"] == float("avx2" in hardware.isa_flags)
+    assert timed.notes == (
+        pmu_status().reason,
+        f"timed on {hardware.cpu_model} ({hardware.fingerprint})",
+    )
+    faked = characterise_cpu(platform, {"b": b"", "a": b""}, measure_s=lambda _: 2e-6)
+    assert faked.workloads == ("b", "a")
+    assert faked.vector(("latency",)).tolist() == pytest.approx([np.log1p(2.0)] * 2)

@@ -13,8 +13,10 @@ Conventions:
 
 An op type without a family (:mod:`nnlat.graph.ops`) gets zero and is listed in
 ``GraphCost.unknown_ops``; a known op whose shapes could not be inferred gets zero and
-is listed in ``GraphCost.uncosted_ops``. Sub-graph nodes (If/Loop bodies) are counted
-once each; a Loop's trip count is not multiplied in.
+is listed in ``GraphCost.uncosted_ops``. Sub-graph nodes count once per run of their body:
+a Scan body's FLOPs, MACs and bytes are multiplied by the Scan's length
+(:func:`scan_iterations`); If branches and Loop bodies count once (a Loop's trip count is
+a runtime value).
 
 :func:`graph_cost` describes every node with a :class:`NodeCost`; :func:`cost_table` gives
 the same numbers without them (about a fifth cheaper), for feature extraction.
@@ -390,19 +392,48 @@ def _costed_walk(graph: Graph) -> tuple[list[tuple[Node, _Values]], int]:
     # whichever scope reads it.
     params: dict[int, int] = {}
 
-    def visit(owner: Graph, outer: Mapping[str, TensorSpec]) -> None:
+    def visit(owner: Graph, outer: Mapping[str, TensorSpec], times: int) -> None:
         scope = _Scope.of(owner, outer)
         read: set[str] = set()
         for node in owner.nodes:
-            walked.append((node, _node_values(node, scope)))
+            family, flops, macs, node_params, moved, known = _node_values(node, scope)
+            walked.append(
+                (node, (family, flops * times, macs * times, node_params, moved * times, known))
+            )
             read.update(node.inputs)
             for sub in node.subgraphs:
-                visit(sub, scope.weights)
+                visit(sub, scope.weights, times * scan_iterations(node, scope.tensors))
         for name in read & scope.param_numel.keys():
             params[id(scope.weights[name])] = scope.param_numel[name]
 
-    visit(graph, {})
+    visit(graph, {}, 1)
     return walked, sum(params.values())
+
+
+def scan_iterations(node: Node, tensors: Mapping[str, TensorSpec]) -> int:
+    """How many times ``node``'s body runs per run of the node: a Scan's length along its
+    first scan input's axis; 1 for any other node, or when that length is unknown.
+
+    A Loop's trip count is a runtime input (its work is data-dependent) and an If runs one
+    branch: both count their bodies once.
+
+    Example:
+        >>> from nnlat.graph.ir import Node, TensorSpec
+        >>> scan = Node("s", "Scan", "", (("num_scan_inputs", 1),), ("state", "xs"), ("y", "ys"))
+        >>> scan_iterations(scan, {"xs": TensorSpec("xs", "float32", (500, 1, 400))})
+        500
+    """
+    if node.op_type != "Scan":
+        return 1
+    scanned = len(node.inputs) - int(node.attr("num_scan_inputs", 1) or 1)  # type: ignore[arg-type]
+    axes = node.attr("scan_input_axes") or (0,)
+    spec = tensors.get(node.inputs[scanned]) if 0 <= scanned < len(node.inputs) else None
+    dims = spec.shape if spec is not None else None
+    axis = int(axes[0])  # type: ignore[index]
+    if not dims or not -len(dims) <= axis < len(dims):
+        return 1
+    length = dims[axis]
+    return length if isinstance(length, int) and length > 0 else 1
 
 
 def graph_cost(graph: Graph) -> GraphCost:

@@ -10,11 +10,12 @@ device from three measurements. A :class:`HardwareDescriptor` holds the two part
   exposes. On an Ethos-U NPU these are Vela's: total, NPU, SRAM, DRAM and off-chip-flash
   access cycles, MACs, MAC utilisation and SRAM used (:func:`characterise_vela`). A CPU's
   counters would come from ``perf`` where the host has a PMU (:func:`pmu_status` says
-  whether it does), a GPU's from NVML; where nothing else exists, latency alone.
+  whether it does), a GPU's from NVML; where nothing else exists, latency alone
+  (:func:`characterise_cpu`).
 - *a priori specification*: what the vendor states. For a Vela platform, from Vela's own
   reader of the configuration: MACs per cycle, core clock, per-port bandwidth, burst length,
   latencies and outstanding transactions, and where weights and the arena live
-  (:func:`vela_spec`).
+  (:func:`vela_spec`); for a CPU, cores, cache sizes and vector extensions (:func:`cpu_spec`).
 
 Descriptors are plain values that round-trip through JSON (:meth:`HardwareDescriptor.to_json`).
 """
@@ -25,7 +26,7 @@ import json
 import math
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,8 @@ from typing import Any
 import numpy as np
 
 from nnlat.measure.backends.vela import VelaBackend, VelaTarget, architecture, estimate
+from nnlat.measure.environment import HardwareInfo
+from nnlat.measure.types import MeasureSpec
 
 DESCRIPTOR_VERSION = 1
 
@@ -228,6 +231,83 @@ def characterise_vela(
         counters=tuple(rows),
         spec=spec,
     )
+
+
+def cpu_spec(hardware: HardwareInfo) -> dict[str, float]:
+    """The a priori specification of this host's CPU: cores, cache sizes, vector ISA.
+
+    Example:
+        >>> from nnlat.measure.environment import HardwareInfo
+        >>> info = HardwareInfo(
+        ...     cpu_model="AMD EPYC", hardware="epyc", physical_cores=2, logical_cores=2,
+        ...     usable_cpus=2, cache_bytes={"L2": 1048576}, isa_flags=("avx2",), fingerprint="f")
+        >>> spec = cpu_spec(info)
+        >>> spec["physical_cores"], spec["cache_l2_bytes"], spec["isa_avx2"], spec["isa_avx512f"]
+        (2.0, 1048576.0, 1.0, 0.0)
+    """
+    spec = {
+        "physical_cores": float(hardware.physical_cores),
+        "usable_cpus": float(hardware.usable_cpus),
+    }
+    for level in ("L1d", "L2", "L3"):
+        spec[f"cache_{level.lower()}_bytes"] = float(hardware.cache_bytes.get(level, 0))
+    for flag in CPU_ISA_FLAGS:
+        spec[f"isa_{flag}"] = float(flag in hardware.isa_flags)
+    return spec
+
+
+# The vector extensions a CPU descriptor records (one-hot), those the runtimes' kernels pick.
+CPU_ISA_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "fma")
+
+
+def characterise_cpu(
+    platform: str,
+    workloads: Mapping[str, bytes],
+    measure_s: Callable[[bytes], float] | None = None,
+    spec: MeasureSpec | None = None,
+) -> HardwareDescriptor:
+    """Time every workload on a CPU platform of this host: MAPLE's descriptor of a CPU.
+
+    This VM exposes no PMU (:func:`pmu_status`), so each workload's counters are its
+    latency alone: the median of the measurement protocol's runs (one pinned thread for
+    a ``-t1`` platform; run it on a quiet core). The specification is :func:`cpu_spec`.
+
+    Args:
+        platform: a CPU platform of this host (``nnlat platforms``), e.g. LiteRT int8.
+        workloads: name → ``.tflite`` (or ONNX) bytes of each primitive workload.
+        measure_s: times one workload in seconds (default: the measurement protocol).
+        spec: the protocol of the default ``measure_s`` (the campaign's, to match the
+            architectures' measurements: ``nnlat.datasets.CAMPAIGN_SPEC``).
+
+    Raises:
+        NnlatError: a workload did not measure.
+    """
+    from nnlat.measure.environment import detect_hardware
+
+    measure_s = measure_s or _protocol_seconds(platform, spec)
+    rows = tuple((measure_s(model),) for model in workloads.values())
+    hardware = detect_hardware()
+    return HardwareDescriptor(
+        platform=platform,
+        workloads=tuple(workloads),
+        counter_names=("latency_s",),
+        counters=rows,
+        spec=cpu_spec(hardware),
+        notes=(pmu_status().reason, f"timed on {hardware.cpu_model} ({hardware.fingerprint})"),
+    )
+
+
+def _protocol_seconds(platform: str, spec: MeasureSpec | None) -> Callable[[bytes], float]:
+    from nnlat.errors import NnlatError
+    from nnlat.measure.runner import measure
+
+    def seconds(model: bytes) -> float:
+        result = measure(model, platform, spec)
+        if result.status != "ok" or result.stats is None:
+            raise NnlatError(f"a workload did not measure on {platform}: {result.error}")
+        return result.stats.median_ms / 1e3
+
+    return seconds
 
 
 @dataclass(frozen=True)

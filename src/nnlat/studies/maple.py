@@ -419,7 +419,7 @@ class MapleResult:
     data_key: str = ""
 
 
-def _shots(train: np.ndarray, k: int, device: str, seed: int) -> np.ndarray:
+def shot_positions(train: np.ndarray, k: int, device: str, seed: int) -> np.ndarray:
     """k of the target's training positions, for a (device, seed): the first k of one order."""
     digest = hashlib.sha256(f"{device}/{seed}".encode()).digest()
     rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
@@ -635,7 +635,7 @@ def run(
     for target, device in enumerate(data.devices):
         for k in config.shots:
             for seed in range(config.seeds):
-                shots = _shots(train, k, device, seed)
+                shots = shot_positions(train, k, device, seed)
                 fold = _Fold(
                     data,
                     descriptors,
