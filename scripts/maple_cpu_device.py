@@ -1,29 +1,34 @@
-"""A CPU joins the MAPLE pool: NAS-Bench-201 on LiteRT int8, its descriptor, few-shot methods.
+"""CPUs join the MAPLE pool: NAS-Bench-201 on LiteRT int8, their descriptors, few-shot methods.
 
 Issue 31's pool is sixteen Ethos-U NPUs (Vela's estimates); its CPU devices need timing on a
-quiet core. This script takes one: the int8 TFLite files of the pool's campaign (the same
-seeded draw, so the same architecture at every position), timed by LiteRT on this host's
-CPU (`epyc-litert2.3-int8-t1`), and:
+quiet core. This script takes two, on this host's CPU, both running the int8 TFLite files
+of the pool's campaign (the same seeded draw, so the same architecture at every position):
+LiteRT with its XNNPACK delegate (`epyc-litert2.3-int8-t1`) and with its builtin kernels
+(`epyc-litertbuiltin2.3-int8-t1`), one pinned thread each. Steps:
 
-1. ``descriptor``: MAPLE's operation-level characterisation of the CPU — NAS-Bench-201's 19
-   primitive workloads (the NPUs' descriptor workloads) timed alone with the campaign's
-   protocol, latency only (this VM has no PMU), plus the CPU's specification
+1. ``descriptor``: MAPLE's operation-level characterisation of a CPU device —
+   NAS-Bench-201's 19 primitive workloads (the NPUs' descriptor workloads) timed alone with
+   the campaign's protocol, latency only (this VM has no PMU), plus the CPU's specification
    (:func:`nnlat.measure.descriptor.characterise_cpu`) → ``data/maple/cpu_descriptors.json``;
-2. ``export``: the device's latencies by position → ``data/maple/nb201_cpu.csv`` (the pool
+2. ``export``: the devices' latencies by position → ``data/maple/nb201_cpu.csv`` (the pool
    table's layout), checking that every position holds the pool's architecture;
-3. ``report``: on the study's 200 test positions, the methods that need no other device's
-   counters: ``lut`` (the primitives' latencies summed along the architecture, no shots),
-   ``lut-scaled`` (times the median measured / sum of the k shots) and ``lut-fit`` (one
-   efficiency per operator kind, fitted on the k shots by ridge regression on relative error
-   towards the ``lut-scaled`` scale; the ridge weight chosen on the validation positions,
-   never on test), k = 3 and 10, the shots of ``nnlat.studies.maple.shot_positions`` for
-   seeds 0–2 → ``reports/maple/cpu_device.md``.
+3. ``report``: leave each CPU device out; on the study's 200 test positions, ``lut`` (the
+   primitives' latencies summed along the architecture, no shots), ``lut-scaled`` (times
+   the median measured / sum of the k shots), ``lut-fit`` (one efficiency per operator kind,
+   fitted on the k shots by ridge regression on relative error towards the ``lut-scaled``
+   scale; the ridge weight chosen on the validation positions, never on test) and
+   ``ops-transfer`` (MAPLE's use of the pool: the other CPU device's per-kind efficiencies,
+   least squares on its training positions, applied to the target's own descriptor, then
+   scaled by the shots' median ratio), k = 3 and 10, the shots of
+   ``nnlat.studies.maple.shot_positions`` for seeds 0–2 → ``reports/maple/cpu_devices.md``.
 
-Run (the campaign first, on a quiet core; resumable)::
+Run (the campaigns first, on a quiet core; resumable)::
 
-    chrt -f 1 taskset -c 1 python -m nnlat dataset build -f nasbench201-int8 -n 1100 \\
-        -p epyc-litert2.3-int8-t1 --seed 0 --db sqlite:////work/campaign/maple/cpu.db
-    chrt -f 1 taskset -c 1 python scripts/maple_cpu_device.py descriptor
+    for p in epyc-litert2.3-int8-t1 epyc-litertbuiltin2.3-int8-t1; do
+        chrt -f 1 taskset -c 1 python -m nnlat dataset build -f nasbench201-int8 -n 1100 \
+            -p $p --seed 0 --db sqlite:////work/campaign/maple/cpu.db
+        chrt -f 1 taskset -c 1 python scripts/maple_cpu_device.py descriptor -p $p
+    done
     python scripts/maple_cpu_device.py export --db sqlite:////work/campaign/maple/cpu.db
     python scripts/maple_cpu_device.py report
 """
@@ -33,6 +38,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -49,12 +55,12 @@ from nnlat.studies.maple import (
 from nnlat.studies.maple_traffic import primitive_costs
 from nnlat.zoo.nasbench201 import ALL_CONV3X3, arch_config
 
-PLATFORM = "epyc-litert2.3-int8-t1"
+PLATFORMS = ("epyc-litert2.3-int8-t1", "epyc-litertbuiltin2.3-int8-t1")
 DATA = Path("data/maple")
 DESCRIPTORS = DATA / "cpu_descriptors.json"
 TABLE = DATA / "nb201_cpu.csv"
 POOL_TABLE = DATA / "nb201_vela_pool.csv"
-REPORT = Path("reports/maple/cpu_device.md")
+REPORT = Path("reports/maple/cpu_devices.md")
 SHOTS = (3, 10)
 SEEDS = 3
 RIDGE = (0.01, 0.1, 1.0, 10.0)
@@ -73,9 +79,10 @@ def descriptor(platform: str) -> None:
     print(json.dumps(found[platform].to_json(), indent=1)[:2000])
 
 
-def export(db: str, platform: str) -> None:
-    """Write the device's column by position; refuse a position whose architecture differs."""
-    data = load_pool(db, [platform])
+def export(db: str, platforms: tuple[str, ...]) -> None:
+    """Write the devices' columns by position (rows measured on all of them); refuse a
+    position whose architecture differs from the pool's."""
+    data = load_pool(db, list(platforms))
     pool = load_table(POOL_TABLE)
     rows = []
     for position in data.complete():
@@ -85,12 +92,13 @@ def export(db: str, platform: str) -> None:
                 f"position {position}: {arch} here, {pool.archs[position]} in the pool"
             )
         split = "test" if is_test(int(position)) else "train"
-        rows.append([int(position), split, arch, f"{data.latency_ms[position, 0]:.6g}"])
+        latencies = [f"{v:.6g}" for v in data.latency_ms[position]]
+        rows.append([int(position), split, arch, *latencies])
     with TABLE.open("w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["position", "split", "arch", platform])
+        writer.writerow(["position", "split", "arch", *platforms])
         writer.writerows(rows)
-    print(f"{len(rows)} positions → {TABLE}")
+    print(f"{len(rows)} positions × {len(platforms)} devices → {TABLE}")
 
 
 def parts(archs: list[str], desc: HardwareDescriptor) -> np.ndarray:
@@ -122,71 +130,122 @@ def accuracy(measured: np.ndarray, predicted: np.ndarray) -> dict[str, float]:
     return {"acc_10": float(np.mean(error <= 0.1)), "mape": float(error.mean()), "rho": float(rho)}
 
 
+def least_squares_efficiencies(design: np.ndarray, measured: np.ndarray) -> np.ndarray:
+    """Per-part efficiencies fitted on a device's own rows (relative error, no prior)."""
+    a = design / measured[:, None]
+    return np.linalg.lstsq(a, np.ones(len(measured)), rcond=None)[0]
+
+
 def predict(
-    method: str, design: np.ndarray, shots: np.ndarray, m: np.ndarray, ridge: float
-) -> np.ndarray:
-    """The method's predictions for every row of ``design`` from the shot rows."""
+    method: str, design: np.ndarray, shots: np.ndarray, m: np.ndarray, ridge: float,
+    transfer: np.ndarray | None = None,
+) -> np.ndarray:  # fmt: skip
+    """The method's predictions for every row of ``design`` (the target's parts) from the
+    shot rows; ``transfer``: the source device's efficiencies, for ``ops-transfer``."""
     lut = design.sum(axis=1)
     if method == "lut":
         return lut
     if method == "lut-scaled":
         return lut * np.median(m[shots] / lut[shots])
+    if method == "ops-transfer":
+        assert transfer is not None
+        carried = design @ transfer
+        return carried * np.median(m[shots] / carried[shots])
     return design @ fit_efficiencies(design[shots], m[shots], ridge)
 
 
-def report(platform: str) -> str:
-    """Score the methods on the test positions; the ridge weight chosen on validation."""
+METHODS = ("lut", "lut-scaled", "lut-fit", "ops-transfer")
+
+
+@dataclass(frozen=True)
+class Target:
+    """A left-out device: its name, parts per position, latencies, the carried efficiencies."""
+
+    platform: str
+    design: np.ndarray
+    measured: np.ndarray
+    transfer: np.ndarray | None
+
+    def scores(
+        self, method: str, k: int, ridge: float, pool: np.ndarray, rows: np.ndarray
+    ) -> dict[str, float]:
+        """Mean accuracy over the shot draws of ``method`` on ``rows`` (shots from ``pool``)."""
+        found = []
+        for seed in range(SEEDS):
+            shots = shot_positions(pool, k, self.platform, seed)
+            m = self.measured
+            predicted = predict(method, self.design, shots, m, ridge, self.transfer)
+            found.append(accuracy(m[rows], predicted[rows]))
+        return {key: float(np.mean([f[key] for f in found])) for key in found[0]}
+
+
+def report(platforms: tuple[str, ...]) -> str:
+    """Leave each device out; score the methods on its test positions (the ridge weight
+    of ``lut-fit`` chosen on validation positions)."""
     data = load_table(TABLE)
-    desc = load_descriptors(DESCRIPTORS)[platform]
-    m = data.latency_ms[:, 0]
+    descriptors = load_descriptors(DESCRIPTORS)
     complete = data.complete()
-    design = np.zeros((len(data.archs), 8))
-    design[complete] = parts([data.archs[p] for p in complete], desc)
     train = np.array([p for p in complete if not is_test(int(p))])
     test = np.array([p for p in complete if is_test(int(p))])
     fit = np.array([p for p in train if not is_validation(int(p))])
     valid = np.array([p for p in train if is_validation(int(p))])
-
-    def scores(method: str, k: int, ridge: float, pool: np.ndarray, target: np.ndarray):
-        rows = [
-            accuracy(
-                m[target],
-                predict(method, design, shot_positions(pool, k, platform, s), m, ridge)[target],
-            )
-            for s in range(SEEDS)
-        ]
-        return {key: float(np.mean([r[key] for r in rows])) for key in rows[0]}
-
-    chosen = {
-        k: min(RIDGE, key=lambda r, k=k: -scores("lut-fit", k, r, fit, valid)["acc_10"])
-        for k in SHOTS
-    }
+    designs = {}
+    for platform in platforms:
+        designs[platform] = np.zeros((len(data.archs), 8))
+        designs[platform][complete] = parts(
+            [data.archs[p] for p in complete], descriptors[platform]
+        )
+    first = descriptors[platforms[0]]
     lines = [
-        f"# A CPU in the MAPLE pool: NAS-Bench-201 on `{platform}` (issue 31)",
+        "# CPUs in the MAPLE pool: NAS-Bench-201 on LiteRT int8 (issue 31)",
         "",
         "Made by `python scripts/maple_cpu_device.py report` (the campaign and descriptor",
         "commands are in the script's docstring).",
         "",
-        f"Device: LiteRT int8 on one pinned core, {desc.notes[1]}: "
-        f"{int(desc.spec['physical_cores'])} cores, L2 {int(desc.spec['cache_l2_bytes']) >> 10} "
-        f"KiB, L3 {int(desc.spec['cache_l3_bytes']) >> 20} MiB. Descriptor: the 19 primitive "
-        f"workloads timed alone, latency only ({desc.notes[0]}).",
-        f"Architectures: {len(complete)} positions measured ({len(train)} training, "
-        f"{len(test)} test; the pool's split), the pool's architecture at every position.",
-        f"Ridge weight of `lut-fit`, chosen on the {len(valid)} validation positions (fitted on "
-        f"shots from the other {len(fit)}): "
-        + ", ".join(f"k = {k}: {r}" for k, r in chosen.items())
-        + ".",
+        f"Devices: {', '.join(f'`{p}`' for p in platforms)}, one pinned thread each, "
+        f"{first.notes[1]}: {int(first.spec['physical_cores'])} cores, L2 "
+        f"{int(first.spec['cache_l2_bytes']) >> 10} KiB, L3 "
+        f"{int(first.spec['cache_l3_bytes']) >> 20} MiB. Descriptors: the 19 primitive "
+        f"workloads timed alone, latency only ({first.notes[0]}).",
+        f"Architectures: {len(complete)} positions measured on every device ({len(train)} "
+        f"training, {len(test)} test; the pool's split), the pool's architecture at every "
+        "position. Scores are means over three shot draws (seeds 0–2 of `shot_positions`).",
         "",
-        "| method | k | Acc(10 %) | MAPE | Spearman |",
-        "|---|---|---|---|---|",
+        "| device | method | k | Acc(10 %) | MAPE | Spearman |",
+        "|---|---|---|---|---|---|",
     ]
-    for method in ("lut", "lut-scaled", "lut-fit"):
-        for k in (0,) if method == "lut" else SHOTS:
-            row = scores(method, max(k, 1), chosen.get(k, 0.0), train, test)
-            acc, mape, rho = row["acc_10"], 100 * row["mape"], row["rho"]
-            lines.append(f"| {method} | {k} | {acc:.3f} | {mape:.1f} % | {rho:.3f} |")
-    lines += ["", "Mean over the three shot draws (seeds 0–2 of `shot_positions`)."]
+    chosen_notes = []
+    for target, platform in enumerate(platforms):
+        source = [i for i in range(len(platforms)) if i != target]
+        transfer = None
+        if source:  # the other device's efficiencies on its own descriptor, all its training rows
+            other = platforms[source[0]]
+            transfer = least_squares_efficiencies(
+                designs[other][train], data.latency_ms[train, source[0]]
+            )
+
+        device = Target(platform, designs[platform], data.latency_ms[:, target], transfer)
+        chosen = {
+            k: max(RIDGE, key=lambda r, k=k: device.scores("lut-fit", k, r, fit, valid)["acc_10"])
+            for k in SHOTS
+        }
+        chosen_notes.append(
+            f"`{platform}`: " + ", ".join(f"k = {k}: {r}" for k, r in chosen.items())
+        )
+        for method in METHODS:
+            if method == "ops-transfer" and transfer is None:
+                continue
+            for k in (0,) if method == "lut" else SHOTS:
+                row = device.scores(method, max(k, 1), chosen.get(k, 0.0), train, test)
+                acc, mape, rho = row["acc_10"], 100 * row["mape"], row["rho"]
+                lines.append(
+                    f"| {platform} | {method} | {k} | {acc:.3f} | {mape:.1f} % | {rho:.3f} |"
+                )
+    lines += [
+        "",
+        f"Ridge weight of `lut-fit`, chosen on the {len(valid)} validation positions (shots "
+        f"from the other {len(fit)} training positions): " + "; ".join(chosen_notes) + ".",
+    ]
     text = "\n".join(lines) + "\n"
     REPORT.write_text(text)
     return text
@@ -196,14 +255,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("step", choices=["descriptor", "export", "report"])
     parser.add_argument("--db", default="sqlite:////work/campaign/maple/cpu.db")
-    parser.add_argument("-p", "--platform", default=PLATFORM)
+    parser.add_argument(
+        "-p", "--platform", action="append", help=f"(repeatable) default: {', '.join(PLATFORMS)}"
+    )
     args = parser.parse_args()
+    platforms = tuple(args.platform or PLATFORMS)
     if args.step == "descriptor":
-        descriptor(args.platform)
+        for platform in platforms:
+            descriptor(platform)
     elif args.step == "export":
-        export(args.db, args.platform)
+        export(args.db, platforms)
     else:
-        print(report(args.platform))
+        print(report(platforms))
 
 
 if __name__ == "__main__":
