@@ -55,6 +55,7 @@ def test_this_hosts_default_falls_back_to_other_hardware_with_the_command_to_fix
     assert match.reason == "closest hardware"
     assert match.head in ("epyc-ort1.31-fp32-t1", "xeon-ort1.31-fp32-t1")  # same runtime
     assert "nnlat train --from" in match.warning() and "zen5-ort1.32-fp32-t1" in match.warning()
+    assert "`nnlat onboard -p zen5-ort1.32-fp32-t1`" in match.warning()  # the quick remedy
     with pytest.raises(UnknownPlatformError):  # nothing shares runtime, precision, threads
         match_platform("zen5-tvm0.9-fp32", HEADS, explicit=False)
 

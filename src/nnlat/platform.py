@@ -127,9 +127,11 @@ class PlatformMatch:
             )
         return (
             f"no head for this host's platform {self.requested}: the head of {self.head} "
-            "(other hardware) answers, so expect a systematic error; to add a proper head, "
-            f"measure some models (`nnlat dataset build -p {self.requested} -n 50`) and "
-            f"fine-tune (`nnlat train --from {predictor} -p {self.requested} -o DIR`)"
+            "(other hardware) answers, so expect a systematic error; `nnlat onboard -p "
+            f"{self.requested}` times 3 models here and scales that head to this host "
+            f"(seconds); for a head of its own, measure some models (`nnlat dataset build -p "
+            f"{self.requested} -n 50`) and fine-tune (`nnlat train --from {predictor} -p "
+            f"{self.requested} -o DIR`)"
         )
 
 

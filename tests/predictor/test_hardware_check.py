@@ -43,9 +43,10 @@ def test_a_host_of_the_same_name_but_other_hardware_is_warned(
     trained: Predictor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _host(monkeypatch, "f1")
-    with pytest.warns(NnlatWarning, match="measured on other hardware of the same name"):
+    with pytest.warns(NnlatWarning, match="measured on other hardware of the same name") as seen:
         prediction = api.predict(tiny_model(), PLATFORM, predictor=trained)
     assert prediction.same_hardware is False
+    assert f"`nnlat onboard -p {PLATFORM}`" in str(seen[0].message)  # what to do about it
 
 
 def test_the_host_that_measured_the_data_gets_no_warning(

@@ -80,8 +80,8 @@ def other_hardware_warning(head: str, info: Mapping[str, Any], host_fingerprint:
     known = ", ".join(info.get(HARDWARE_KEY, {}).get(head, []))
     return (
         f"the {head} head was measured on other hardware of the same name (fingerprint "
-        f"{known}; this host: {host_fingerprint}): the CPU's exposed features may differ "
-        "(e.g. AVX-512 hidden by a hypervisor) and with them every latency, by tens of "
-        f"percent; measure here to know (`nnlat query MODEL -p {head}`), or add this host's "
-        f"own data (`nnlat dataset build -p {head} -n 50`, then `nnlat train --from …`)"
+        f"{known}; this host: {host_fingerprint}): another CPU generation, or features a "
+        "hypervisor hides (AVX-512), change every latency, by tens of percent or more "
+        f"(2.1× on one EPYC); `nnlat onboard -p {head}` times 3 models here and scales the "
+        f"head to this host (seconds); `nnlat query MODEL -p {head}` measures a model here"
     )
