@@ -384,6 +384,8 @@ class MapleConfig:
         nnlp_epochs: ``nnlp-ft``'s pre-training epochs.
         family: the search space (:data:`~nnlat.studies.maple_spaces.SPACES`); a space
             whose primitives do not compose runs the regressors and ``nnlp-ft`` only.
+        targets: the devices left out in turn (default: every device); the others are
+            sources only.
     """
 
     db: str
@@ -399,6 +401,7 @@ class MapleConfig:
     nnlp_folds: int = 4
     nnlp_epochs: int = 30
     family: str = FAMILY
+    targets: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -605,7 +608,11 @@ def run(
     results: list[MapleResult] = list(done)
     enc = np.stack([space.encode(a) for a in data.archs])
     designs, traffic = {}, {}
-    pricings = sorted({method_pricing(m)[1] for m in config.methods})
+    # only what a method composes: a device without a Vela descriptor (a CPU's is latency
+    # alone) can join the pool for the regressors and nnlp-ft
+    pricings = sorted(
+        {method_pricing(m)[1] for m in config.methods if method_pricing(m)[0] in COMPOSING}
+    )
     # The in-context latencies live beside the descriptors.
     context = (
         load_context(Path(config.descriptors).parent / space.context.name)
@@ -617,7 +624,8 @@ def run(
             designs[pricing], traffic[pricing] = compose(
                 space.family, data.archs, descriptors, data.devices, pricing, context
             )
-    distance = descriptor_distances(descriptors, data.devices)
+    uses_distance = any(method_pricing(m)[0] == "maple-ops" for m in config.methods)
+    distance = descriptor_distances(descriptors, data.devices) if uses_distance else np.zeros(0)
     nnlp = {}
     for method in config.methods:
         base, pricing = method_pricing(method)
@@ -633,6 +641,8 @@ def run(
                 prior,
             )
     for target, device in enumerate(data.devices):
+        if config.targets and device not in config.targets:
+            continue
         for k in config.shots:
             for seed in range(config.seeds):
                 shots = shot_positions(train, k, device, seed)
