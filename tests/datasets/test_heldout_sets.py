@@ -23,6 +23,7 @@ from fetch_heldout import (
     HELDOUT_6,
     HELDOUT_7,
     HELDOUT_8,
+    HELDOUT_9,
     LISTED,
     SETS,
     Heldout,
@@ -37,11 +38,22 @@ from measure_heldout import (
     INPUT_SHAPES_6,
     INPUT_SHAPES_7,
     INPUT_SHAPES_8,
+    INPUT_SHAPES_9,
     INPUT_VALUES,
     SHAPES,
 )
 
-ALL = HELDOUT + HELDOUT_2 + HELDOUT_3 + HELDOUT_4 + HELDOUT_5 + HELDOUT_6 + HELDOUT_7 + HELDOUT_8
+ALL = (
+    HELDOUT
+    + HELDOUT_2
+    + HELDOUT_3
+    + HELDOUT_4
+    + HELDOUT_5
+    + HELDOUT_6
+    + HELDOUT_7
+    + HELDOUT_8
+    + HELDOUT_9
+)
 
 
 def test_names_files_and_cache_paths_are_unique_across_the_sets() -> None:
@@ -54,7 +66,17 @@ def test_set_two_shares_no_file_with_set_one() -> None:
     assert not {e.sha256 for e in HELDOUT} & {e.sha256 for e in HELDOUT_2}
     assert {e.heldout_set for e in HELDOUT} == {1}
     assert {e.heldout_set for e in HELDOUT_2} == {2}
-    every = (HELDOUT, HELDOUT_2, HELDOUT_3, HELDOUT_4, HELDOUT_5, HELDOUT_6, HELDOUT_7, HELDOUT_8)
+    every = (
+        HELDOUT,
+        HELDOUT_2,
+        HELDOUT_3,
+        HELDOUT_4,
+        HELDOUT_5,
+        HELDOUT_6,
+        HELDOUT_7,
+        HELDOUT_8,
+        HELDOUT_9,
+    )
     assert SETS == LISTED == dict(enumerate(every, start=1))
     assert set(SHAPES) == set(SETS)
 
@@ -169,6 +191,7 @@ def test_input_sizes_name_entries_of_their_set() -> None:
     assert set(INPUT_SHAPES_6) <= {e.name for e in HELDOUT_6}
     assert set(INPUT_SHAPES_7) <= {e.name for e in HELDOUT_7}
     assert set(INPUT_SHAPES_8) <= {e.name for e in HELDOUT_8}
+    assert set(INPUT_SHAPES_9) <= {e.name for e in HELDOUT_9}
     assert set(INPUT_VALUES) <= {e.name for e in ALL}
 
 
@@ -181,6 +204,7 @@ def test_markdown_has_one_row_per_entry_of_the_set() -> None:
     assert len(markdown(HELDOUT_6).splitlines()) == 2 + len(HELDOUT_6)
     assert len(markdown(HELDOUT_7).splitlines()) == 2 + len(HELDOUT_7)
     assert len(markdown(HELDOUT_8).splitlines()) == 2 + len(HELDOUT_8)
+    assert len(markdown(HELDOUT_9).splitlines()) == 2 + len(HELDOUT_9)
 
 
 def test_training_hashes_are_read_from_model_records_not_headers(tmp_path: Path) -> None:
@@ -280,4 +304,27 @@ def test_set_eight_gives_a_size_to_every_file_with_a_dynamic_input() -> None:
         "hama@1.3.0:assets/g2p_fp16",
         "hama@1.3.5:assets/encoder",
         "swift-f0@0.2.0:model",
+    }
+
+
+def test_set_nine_gives_a_size_to_every_file_with_a_dynamic_input() -> None:
+    # As read when the files were pinned: the npm files and these three have no dynamic
+    # dimension.
+    fixed = {e.name for e in HELDOUT_9 if e.npm} | {
+        "captcha-recognizer@0.9.0b0:models/slider-v2",
+        "table-cls@1.1.3:models/yolo_cls_x",
+        "unidic-lite-imitator@0.1.0:model",
+    }
+    assert_sized(HELDOUT_9, INPUT_SHAPES_9, fixed)
+    assert len(HELDOUT_9) >= 25 and {e.heldout_set for e in HELDOUT_9} == {9}
+    packages = [e.package.lower() for e in HELDOUT_9]
+    assert max(packages.count(p) for p in packages) <= 4
+    earlier = {e.sha256 for n in SETS if n < 9 for e in SETS[n]}
+    assert not earlier & {e.sha256 for e in HELDOUT_9}
+    # onnx-asr's lengths, and its resampler's input rate (a fixed-size scalar)
+    assert valued_files(HELDOUT_9, INPUT_SHAPES_9, frozenset({"sample_rate"})) == {
+        "onnx-asr@0.12.0:preprocessors/data/wespeaker",
+        "onnx-asr@0.12.0:preprocessors/data/kaldi_conv",
+        "onnx-asr@0.12.0:preprocessors/data/nemo128_conv",
+        "onnx-asr@0.9.0:preprocessors/resample16",
     }
