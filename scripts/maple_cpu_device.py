@@ -241,6 +241,14 @@ def report(platforms: tuple[str, ...]) -> str:
                 lines.append(
                     f"| {platform} | {method} | {k} | {acc:.3f} | {mape:.1f} % | {rho:.3f} |"
                 )
+        # the ceiling of any per-kind pricing: efficiencies fitted on the device's own 900
+        own = least_squares_efficiencies(designs[platform][train], data.latency_ms[train, target])
+        found = accuracy(data.latency_ms[test, target], (designs[platform] @ own)[test])
+        acc, mape, rho = found["acc_10"], 100 * found["mape"], found["rho"]
+        lines.append(
+            f"| {platform} | *ceiling: own {len(train)} fitted* | – | {acc:.3f} | {mape:.1f} % "
+            f"| {rho:.3f} |"
+        )
     lines += [
         "",
         f"Ridge weight of `lut-fit`, chosen on the {len(valid)} validation positions (shots "
@@ -251,9 +259,77 @@ def report(platforms: tuple[str, ...]) -> str:
     return text
 
 
+POOL_METHODS = ("help", "maple-latency", "nnlp-ft")
+RUNS = Path("reports/maple/runs")
+
+
+def pool(platforms: tuple[str, ...], seeds: int) -> list[str]:
+    """Each CPU device left out of the sixteen NPUs and the other CPUs: the study's
+    methods that need no Vela counters (HELP-style, MAPLE's regressor on the descriptors'
+    latency part, NNLP pre-trained on the other devices with a new head on the k shots),
+    run by :func:`nnlat.studies.maple.run` on the merged table; Markdown rows."""
+    import tempfile
+
+    from nnlat.studies import maple as study
+
+    npus, cpus = load_table(POOL_TABLE), load_table(TABLE)
+    size = min(len(npus.archs), len(cpus.archs))
+    columns = [cpus.devices.index(p) for p in platforms]
+    latency = np.concatenate([npus.latency_ms[:size], cpus.latency_ms[:size, columns]], axis=1)
+    merged = study.PoolData(npus.archs[:size], (*npus.devices, *platforms), latency)
+    found = {
+        **load_descriptors(POOL_TABLE.parent / "descriptors.json"),
+        **load_descriptors(DESCRIPTORS),
+    }
+    with tempfile.TemporaryDirectory() as folder:
+        table, descriptors = Path(folder) / "pool.csv", Path(folder) / "descriptors.json"
+        study.write_table(merged, table)
+        save_descriptors([found[d] for d in merged.devices], descriptors)
+        out = RUNS / f"cpu-pool-{len(merged.devices)}-devices" / "results.jsonl"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        config = study.MapleConfig(
+            db="",
+            descriptors=str(descriptors),
+            devices=merged.devices,
+            methods=POOL_METHODS,
+            shots=SHOTS,
+            seeds=seeds,
+            steps=200,
+            out=str(out),
+            table=str(table),
+            nnlp_folds=len(merged.devices),  # one by one: only the CPU's own pre-training
+            nnlp_epochs=15,
+            targets=platforms,
+        )
+        results = study.run(
+            config,
+            on_result=lambda r: print(
+                r.device, r.method, r.shots, r.seed, f"{r.acc_10:.3f}", flush=True
+            ),
+        )
+    rows = []
+    for platform in platforms:
+        for method in POOL_METHODS:
+            for k in SHOTS:
+                chosen = [
+                    r
+                    for r in results.rows
+                    if (r.device, r.method, r.shots) == (platform, method, k)
+                ]
+                acc, mape, rho = (
+                    float(np.mean([getattr(r, a) for r in chosen]))
+                    for a in ("acc_10", "mape", "spearman")
+                )
+                rows.append(
+                    f"| {platform} | {method} | {k} | {acc:.3f} | {100 * mape:.1f} % | {rho:.3f} |"
+                )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("step", choices=["descriptor", "export", "report"])
+    parser.add_argument("step", choices=["descriptor", "export", "report", "pool"])
+    parser.add_argument("--seeds", type=int, default=SEEDS, help="pool: draws of the shots")
     parser.add_argument("--db", default="sqlite:////work/campaign/maple/cpu.db")
     parser.add_argument(
         "-p", "--platform", action="append", help=f"(repeatable) default: {', '.join(PLATFORMS)}"
@@ -265,6 +341,8 @@ def main() -> None:
             descriptor(platform)
     elif args.step == "export":
         export(args.db, platforms)
+    elif args.step == "pool":
+        print("\n".join(pool(platforms, args.seeds)))
     else:
         print(report(platforms))
 
