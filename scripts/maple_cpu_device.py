@@ -211,6 +211,8 @@ def report(platforms: tuple[str, ...]) -> str:
         f"training, {len(test)} test; the pool's split), the pool's architecture at every "
         "position. Scores are means over three shot draws (seeds 0–2 of `shot_positions`).",
         "",
+        "## On their own: look-up tables of the device's primitives",
+        "",
         "| device | method | k | Acc(10 %) | MAPE | Spearman |",
         "|---|---|---|---|---|---|",
     ]
@@ -254,6 +256,8 @@ def report(platforms: tuple[str, ...]) -> str:
         f"Ridge weight of `lut-fit`, chosen on the {len(valid)} validation positions (shots "
         f"from the other {len(fit)} training positions): " + "; ".join(chosen_notes) + ".",
     ]
+    for table in sorted(RUNS.glob("cpu-pool-*-devices/table.md")):  # written by `pool`
+        lines += ["", f"## With the NPU pool: {table.parent.name}", "", table.read_text().strip()]
     text = "\n".join(lines) + "\n"
     REPORT.write_text(text)
     return text
@@ -307,7 +311,15 @@ def pool(platforms: tuple[str, ...], seeds: int) -> list[str]:
                 r.device, r.method, r.shots, r.seed, f"{r.acc_10:.3f}", flush=True
             ),
         )
-    rows = []
+    rows = [
+        f"Leave each CPU device out of {len(merged.devices)} devices (the 16 pool NPUs and "
+        f"{', '.join(f'`{p}`' for p in platforms)}); `python scripts/maple_cpu_device.py pool "
+        + " ".join(f"-p {p}" for p in platforms)
+        + f" --seeds {seeds}` (results: `{out}`). Means over the shot draws.",
+        "",
+        "| device | method | k | Acc(10 %) | MAPE | Spearman |",
+        "|---|---|---|---|---|---|",
+    ]
     for platform in platforms:
         for method in POOL_METHODS:
             for k in SHOTS:
@@ -323,6 +335,7 @@ def pool(platforms: tuple[str, ...], seeds: int) -> list[str]:
                 rows.append(
                     f"| {platform} | {method} | {k} | {acc:.3f} | {100 * mape:.1f} % | {rho:.3f} |"
                 )
+    (out.parent / "table.md").write_text("\n".join(rows) + "\n")
     return rows
 
 
