@@ -43,17 +43,18 @@ from measure_heldout import (
     SHAPES,
 )
 
-ALL = (
-    HELDOUT
-    + HELDOUT_2
-    + HELDOUT_3
-    + HELDOUT_4
-    + HELDOUT_5
-    + HELDOUT_6
-    + HELDOUT_7
-    + HELDOUT_8
-    + HELDOUT_9
+EVERY = (
+    HELDOUT,
+    HELDOUT_2,
+    HELDOUT_3,
+    HELDOUT_4,
+    HELDOUT_5,
+    HELDOUT_6,
+    HELDOUT_7,
+    HELDOUT_8,
+    HELDOUT_9,
 )
+ALL = tuple(entry for entries in EVERY for entry in entries)
 
 
 def test_names_files_and_cache_paths_are_unique_across_the_sets() -> None:
@@ -66,18 +67,7 @@ def test_set_two_shares_no_file_with_set_one() -> None:
     assert not {e.sha256 for e in HELDOUT} & {e.sha256 for e in HELDOUT_2}
     assert {e.heldout_set for e in HELDOUT} == {1}
     assert {e.heldout_set for e in HELDOUT_2} == {2}
-    every = (
-        HELDOUT,
-        HELDOUT_2,
-        HELDOUT_3,
-        HELDOUT_4,
-        HELDOUT_5,
-        HELDOUT_6,
-        HELDOUT_7,
-        HELDOUT_8,
-        HELDOUT_9,
-    )
-    assert SETS == LISTED == dict(enumerate(every, start=1))
+    assert SETS == LISTED == dict(enumerate(EVERY, start=1))
     assert set(SHAPES) == set(SETS)
 
 
