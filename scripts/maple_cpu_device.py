@@ -17,10 +17,11 @@ LiteRT with its XNNPACK delegate (`epyc-litert2.3-int8-t1`) and with its builtin
    the median measured / sum of the k shots), ``lut-fit`` (one efficiency per operator kind,
    fitted on the k shots by ridge regression on relative error towards the ``lut-scaled``
    scale; the ridge weight chosen on the validation positions, never on test) and
-   ``ops-transfer`` (MAPLE's use of the pool: the other CPU device's per-kind efficiencies,
-   least squares on its training positions, applied to the target's own descriptor, then
-   scaled by the shots' median ratio), k = 3 and 10, the shots of
-   ``nnlat.studies.maple.shot_positions`` for seeds 0–2 → ``reports/maple/cpu_devices.md``.
+   ``ops-transfer`` (``maple-ops``'s :class:`~nnlat.predictor.maple.OpCostTransfer` with the
+   other CPU device as the pool: its per-kind efficiencies, least squares on its training
+   positions, applied to the target's own descriptor and scaled by the shots), k = 3 and
+   10, the shots of ``nnlat.studies.maple.shot_positions`` for seeds 0–2
+   → ``reports/maple/cpu_devices.md``.
 
 Run (the campaigns first, on a quiet core; resumable)::
 
@@ -44,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from nnlat.measure.descriptor import HardwareDescriptor, load_descriptors, save_descriptors
+from nnlat.predictor.maple import OpCostTransfer, priced
 from nnlat.studies.maple import (
     PoolData,
     is_test,
@@ -106,8 +108,7 @@ def parts(archs: list[str], desc: HardwareDescriptor) -> np.ndarray:
     """``(archs, 8)``: each converted-operator kind's cost summed along the arch, then the
     fixed part (stem, reductions, head): their sum is the look-up-table latency."""
     costs = primitive_costs(desc, dict(arch_config(ALL_CONV3X3)))
-    counts = np.stack([op_counts(a) for a in archs])
-    return np.concatenate([counts * costs[:-1], np.full((len(archs), 1), costs[-1])], axis=1)
+    return priced(np.stack([op_counts(a) for a in archs]), costs[None])[0]
 
 
 def fit_efficiencies(design: np.ndarray, measured: np.ndarray, ridge: float) -> np.ndarray:
@@ -139,10 +140,10 @@ def least_squares_efficiencies(design: np.ndarray, measured: np.ndarray) -> np.n
 
 def predict(
     method: str, design: np.ndarray, shots: np.ndarray, m: np.ndarray, ridge: float,
-    transfer: np.ndarray | None = None,
+    transfer: OpCostTransfer | None = None,
 ) -> np.ndarray:  # fmt: skip
     """The method's predictions for every row of ``design`` (the target's parts) from the
-    shot rows; ``transfer``: the source device's efficiencies, for ``ops-transfer``."""
+    shot rows; ``transfer``: fitted on the other CPU devices, for ``ops-transfer``."""
     lut = design.sum(axis=1)
     if method == "lut":
         return lut
@@ -150,8 +151,9 @@ def predict(
         return lut * np.median(m[shots] / lut[shots])
     if method == "ops-transfer":
         assert transfer is not None
-        carried = design @ transfer
-        return carried * np.median(m[shots] / carried[shots])
+        sources = len(transfer.efficiency_)
+        adapted = transfer.adapt(design[shots], m[shots], np.zeros(sources))
+        return transfer.predict(design, adapted)
     return design @ fit_efficiencies(design[shots], m[shots], ridge)
 
 
@@ -165,7 +167,7 @@ class Target:
     platform: str
     design: np.ndarray
     measured: np.ndarray
-    transfer: np.ndarray | None
+    transfer: OpCostTransfer | None
 
     def scores(
         self, method: str, k: int, ridge: float, pool: np.ndarray, rows: np.ndarray
@@ -237,10 +239,10 @@ def report(platforms: tuple[str, ...]) -> str:
     for target, platform in enumerate(platforms):
         source = [i for i in range(len(platforms)) if i != target]
         transfer = None
-        if source:  # the other device's efficiencies on its own descriptor, all its training rows
-            other = platforms[source[0]]
-            transfer = least_squares_efficiencies(
-                designs[other][train], data.latency_ms[train, source[0]]
+        if source:  # the other CPUs' efficiencies on their own descriptors, their training rows
+            transfer = OpCostTransfer().fit(
+                np.stack([designs[platforms[i]][train] for i in source]),
+                data.latency_ms[np.ix_(train, source)],
             )
 
         device = Target(platform, designs[platform], data.latency_ms[:, target], transfer)
