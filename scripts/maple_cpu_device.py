@@ -292,7 +292,7 @@ def repeat(db: str, platform: str, count: int) -> str:
     """Re-export and re-time the first ``count`` positions in this (fresh) process; the
     median deviation from the campaign's medians."""
     from nnlat.datasets import CAMPAIGN_SPEC
-    from nnlat.measure.runner import measure
+    from nnlat.measure.runner import median_ms
     from nnlat.studies.maple_spaces import space_of
     from nnlat.zoo import get_family
 
@@ -301,9 +301,8 @@ def repeat(db: str, platform: str, count: int) -> str:
     deviations = []
     for position in data.complete()[:count]:
         tflite = family.model(space.config(data.archs[position])).to_tflite()
-        again = measure(tflite, platform, CAMPAIGN_SPEC).stats
-        assert again is not None
-        deviations.append(abs(again.median_ms / data.latency_ms[position, 0] - 1))
+        again = median_ms(tflite, platform, CAMPAIGN_SPEC)
+        deviations.append(abs(again / data.latency_ms[position, 0] - 1))
     return (
         f"{platform}: {len(deviations)} positions re-timed, median deviation "
         f"{100 * float(np.median(deviations)):.1f} %, largest {100 * max(deviations):.1f} %"

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from nnlat.measure.backends.vela import VelaBackend, VelaTarget, architecture, estimate
-from nnlat.measure.environment import HardwareInfo
+from nnlat.measure.environment import HardwareInfo, detect_hardware
 from nnlat.measure.types import MeasureSpec
 
 DESCRIPTOR_VERSION = 1
@@ -237,7 +237,7 @@ def cpu_spec(hardware: HardwareInfo) -> dict[str, float]:
     """The a priori specification of this host's CPU: cores, cache sizes, vector ISA.
 
     Example:
-        >>> from nnlat.measure.environment import HardwareInfo
+        >>> from nnlat.measure.environment import HardwareInfo, detect_hardware
         >>> info = HardwareInfo(
         ...     cpu_model="AMD EPYC", hardware="epyc", physical_cores=2, logical_cores=2,
         ...     usable_cpus=2, cache_bytes={"L2": 1048576}, isa_flags=("avx2",), fingerprint="f")
@@ -282,8 +282,6 @@ def characterise_cpu(
     Raises:
         NnlatError: a workload did not measure.
     """
-    from nnlat.measure.environment import detect_hardware
-
     measure_s = measure_s or _protocol_seconds(platform, spec)
     rows = tuple((measure_s(model),) for model in workloads.values())
     hardware = detect_hardware()
@@ -298,16 +296,9 @@ def characterise_cpu(
 
 
 def _protocol_seconds(platform: str, spec: MeasureSpec | None) -> Callable[[bytes], float]:
-    from nnlat.errors import NnlatError
-    from nnlat.measure.runner import measure
+    from nnlat.measure.runner import median_ms
 
-    def seconds(model: bytes) -> float:
-        result = measure(model, platform, spec)
-        if result.status != "ok" or result.stats is None:
-            raise NnlatError(f"a workload did not measure on {platform}: {result.error}")
-        return result.stats.median_ms / 1e3
-
-    return seconds
+    return lambda model: median_ms(model, platform, spec) / 1e3
 
 
 @dataclass(frozen=True)

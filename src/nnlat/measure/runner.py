@@ -498,6 +498,18 @@ def measure(
     )
 
 
+def median_ms(model: Any, platform: Platform | str, spec: MeasureSpec | None = None) -> float:
+    """:func:`measure`'s median latency (ms), for callers that need the number or nothing.
+
+    Raises:
+        NnlatError: the model did not measure (the runtime's message).
+    """
+    result = measure(model, platform, spec)
+    if result.status != "ok" or result.stats is None:
+        raise NnlatError(f"measuring on {platform} failed: {result.error}")
+    return result.stats.median_ms
+
+
 def profile_nodes(
     prepared: Any, graph: Any, inputs: Mapping[str, np.ndarray], runs: int
 ) -> tuple[NodeProfile | None, str | None]:

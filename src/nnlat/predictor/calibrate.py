@@ -21,15 +21,9 @@ from nnlat.predictor.calibration import Calibration, save_calibration, shot_mode
 
 def _timed_here(platform: str) -> Callable[[Any], float]:
     """Times a model on ``platform`` of this host with the measurement protocol."""
-    from nnlat.measure.runner import measure
+    from nnlat.measure.runner import median_ms
 
-    def median_ms(model: Any) -> float:
-        result = measure(model.to_graph(batch_size=1), platform)
-        if result.status != "ok" or result.stats is None:
-            raise NnlatError(f"measuring on {platform} failed: {result.error}")
-        return result.stats.median_ms
-
-    return median_ms
+    return lambda model: median_ms(model.to_graph(batch_size=1), platform)
 
 
 def calibrate(
